@@ -1,0 +1,123 @@
+#include "harness/backend.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+namespace nvh {
+
+Buffer::Buffer(Backend& backend, std::size_t bytes)
+    : backend_(&backend), data_(bytes ? backend.allocate(bytes) : nullptr), bytes_(bytes) {}
+
+Buffer::Buffer(Buffer&& other) noexcept
+    : backend_(std::exchange(other.backend_, nullptr)),
+      data_(std::exchange(other.data_, nullptr)),
+      bytes_(std::exchange(other.bytes_, 0)) {}
+
+Buffer& Buffer::operator=(Buffer&& other) noexcept {
+  if (this != &other) {
+    if (data_) backend_->release(data_);
+    backend_ = std::exchange(other.backend_, nullptr);
+    data_ = std::exchange(other.data_, nullptr);
+    bytes_ = std::exchange(other.bytes_, 0);
+  }
+  return *this;
+}
+
+Buffer::~Buffer() {
+  if (data_) backend_->release(data_);
+}
+
+void Buffer::upload(const void* src, std::size_t bytes) {
+  if (bytes > bytes_) {
+    throw std::invalid_argument("Buffer::upload: bytes = " + std::to_string(bytes) +
+                                ": larger than the buffer (" + std::to_string(bytes_) + ")");
+  }
+  if (bytes) backend_->copy_in(data_, src, bytes);
+}
+
+void Buffer::download(void* dst, std::size_t bytes) const {
+  if (bytes > bytes_) {
+    throw std::invalid_argument("Buffer::download: bytes = " + std::to_string(bytes) +
+                                ": larger than the buffer (" + std::to_string(bytes_) + ")");
+  }
+  if (bytes) backend_->copy_out(dst, data_, bytes);
+}
+
+GuardedBuffer::GuardedBuffer(Backend& backend, std::size_t bytes, std::size_t payload_offset)
+    : backend_(&backend),
+      whole_(backend, bytes + payload_offset + 2 * kGuardBytes),
+      bytes_(bytes),
+      offset_(payload_offset) {
+  std::vector<uint8_t> pattern(whole_.bytes());
+  for (std::size_t i = 0; i < pattern.size(); ++i) pattern[i] = guard_pattern(i);
+  whole_.upload(pattern);
+}
+
+void GuardedBuffer::upload(const void* src, std::size_t bytes) {
+  if (bytes > bytes_) {
+    throw std::invalid_argument("GuardedBuffer::upload: bytes = " + std::to_string(bytes) +
+                                ": larger than the payload (" + std::to_string(bytes_) + ")");
+  }
+  if (bytes) backend_->copy_in(data(), src, bytes);
+}
+
+std::size_t GuardedBuffer::damaged_guard_bytes() const {
+  const auto all = whole_.download_as<uint8_t>(whole_.bytes());
+  const std::size_t begin = kGuardBytes + offset_, end = begin + bytes_;
+  std::size_t damaged = 0;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if ((i < begin || i >= end) && all[i] != guard_pattern(i)) ++damaged;
+  }
+  return damaged;
+}
+
+namespace {
+
+class HostBackend final : public Backend {
+ public:
+  HostBackend() { caps_.device_name = "host executor"; }
+  BackendKind kind() const override { return BackendKind::host; }
+  std::string arch() const override { return "host"; }
+  const DeviceCaps& caps() const override { return caps_; }
+
+  void* allocate(std::size_t bytes) override {
+    const std::size_t rounded = (bytes + 255) / 256 * 256;
+    void* p = std::aligned_alloc(256, rounded ? rounded : 256);
+    if (!p) throw std::bad_alloc();
+    return p;
+  }
+  void release(void* p) noexcept override { std::free(p); }
+  void copy_in(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
+  void copy_out(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
+  void fill(void* dst, uint8_t byte, std::size_t bytes) override { std::memset(dst, byte, bytes); }
+  void synchronize() override {}
+
+ private:
+  DeviceCaps caps_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_host_backend() { return std::make_unique<HostBackend>(); }
+
+std::unique_ptr<Backend> make_best_backend() {
+  if (cuda_unavailable_reason().empty()) return make_cuda_backend();
+  return make_host_backend();
+}
+
+std::vector<std::unique_ptr<Backend>> make_available_backends() {
+  std::vector<std::unique_ptr<Backend>> all;
+  all.push_back(make_host_backend());
+  if (cuda_unavailable_reason().empty()) all.push_back(make_cuda_backend());
+  return all;
+}
+
+#if !defined(NVH_HAVE_CUDA)
+std::string cuda_unavailable_reason() {
+  return "this build has no CUDA backend (configure with the cuda preset)";
+}
+std::unique_ptr<Backend> make_cuda_backend(int) { throw BackendUnavailable(cuda_unavailable_reason()); }
+#endif
+
+}  // namespace nvh

@@ -1,0 +1,133 @@
+// Backends: where operator inputs live and where kernels run. `host` is the
+// CPU with the host executor; `cuda` is a GPU. Tests and the CLI hold a
+// Backend and never branch on what it is, except to pick a kernel launcher.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace nvh {
+
+enum class BackendKind { host, cuda };
+
+struct DeviceCaps {
+  int sm_major = 0, sm_minor = 0;  // compute capability; the host executor reports none (0.0)
+  std::string device_name;
+  int multiprocessors = 0;
+  std::size_t l2_bytes = 0;
+  int sm() const { return sm_major * 10 + sm_minor; }
+};
+
+// Thrown when a backend cannot be made here (no GPU, or not built with CUDA).
+class BackendUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual BackendKind kind() const = 0;
+  std::string name() const { return kind() == BackendKind::host ? "host" : "cuda"; }
+  // What the records call the architecture: "host" or "sm_90".
+  virtual std::string arch() const = 0;
+  virtual const DeviceCaps& caps() const = 0;
+
+  // Allocations are 256-byte aligned on every backend (cudaMalloc's
+  // guarantee), so pointer alignment, and with it the route taken, is the
+  // same on the host as on the GPU.
+  virtual void* allocate(std::size_t bytes) = 0;
+  virtual void release(void* p) noexcept = 0;
+  virtual void copy_in(void* dst, const void* src, std::size_t bytes) = 0;   // host -> backend
+  virtual void copy_out(void* dst, const void* src, std::size_t bytes) = 0;  // backend -> host
+  virtual void fill(void* dst, uint8_t byte, std::size_t bytes) = 0;
+  virtual void synchronize() = 0;
+};
+
+// Backend memory owned by one object.
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(Backend& backend, std::size_t bytes);
+  Buffer(Buffer&& other) noexcept;
+  Buffer& operator=(Buffer&& other) noexcept;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer();
+
+  void* data() const { return data_; }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(data_);
+  }
+  std::size_t bytes() const { return bytes_; }
+  void upload(const void* src, std::size_t bytes);
+  void download(void* dst, std::size_t bytes) const;
+  template <class T>
+  void upload(const std::vector<T>& v) {
+    upload(v.data(), v.size() * sizeof(T));
+  }
+  template <class T>
+  std::vector<T> download_as(std::size_t count) const {
+    std::vector<T> v(count);
+    download(v.data(), count * sizeof(T));
+    return v;
+  }
+
+ private:
+  Backend* backend_ = nullptr;
+  void* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// A buffer with guard bytes on both sides of the payload, filled with a
+// pattern that any stray write outside [data(), data() + bytes()) changes.
+// `payload_offset` shifts the payload off the 256-byte alignment (to test
+// misaligned pointers) without shrinking the guards.
+class GuardedBuffer {
+ public:
+  static constexpr std::size_t kGuardBytes = 512;
+  GuardedBuffer(Backend& backend, std::size_t bytes, std::size_t payload_offset = 0);
+  void* data() const { return static_cast<unsigned char*>(whole_.data()) + kGuardBytes + offset_; }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(data());
+  }
+  std::size_t bytes() const { return bytes_; }
+  void upload(const void* src, std::size_t bytes);
+  template <class T>
+  void upload(const std::vector<T>& v) {
+    upload(v.data(), v.size() * sizeof(T));
+  }
+  template <class T>
+  std::vector<T> download_as(std::size_t count) const {
+    std::vector<T> v(count);
+    whole_backend().copy_out(v.data(), data(), count * sizeof(T));
+    return v;
+  }
+  // Guard bytes that no longer hold the pattern; 0 means untouched.
+  std::size_t damaged_guard_bytes() const;
+  static uint8_t guard_pattern(std::size_t i) { return static_cast<uint8_t>(0xA5 ^ (i * 31)); }
+
+ private:
+  Backend& whole_backend() const { return *backend_; }
+  Backend* backend_;
+  Buffer whole_;
+  std::size_t bytes_, offset_;
+};
+
+std::unique_ptr<Backend> make_host_backend();
+// Throws BackendUnavailable, naming why, when no CUDA device can be used.
+std::unique_ptr<Backend> make_cuda_backend(int device = 0);
+// Empty when make_cuda_backend() would succeed, else the reason it would not.
+std::string cuda_unavailable_reason();
+// The GPU if one can be used, else the host executor.
+std::unique_ptr<Backend> make_best_backend();
+// Every backend usable here, host first.
+std::vector<std::unique_ptr<Backend>> make_available_backends();
+
+}  // namespace nvh

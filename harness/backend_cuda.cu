@@ -1,0 +1,110 @@
+#include "harness/backend_cuda.h"
+
+#include <string>
+
+namespace nvh {
+
+void throw_on_cuda_error(cudaError_t status, const char* call, const char* file, int line) {
+  if (status == cudaSuccess) return;
+  throw std::runtime_error(std::string(call) + " failed at " + file + ":" + std::to_string(line) +
+                           ": " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) +
+                           ")");
+}
+
+void throw_on_cublas_error(cublasStatus_t status, const char* call, const char* file, int line) {
+  if (status == CUBLAS_STATUS_SUCCESS) return;
+  throw std::runtime_error(std::string(call) + " failed at " + file + ":" + std::to_string(line) +
+                           ": " + cublasGetStatusName(status) + " (" +
+                           cublasGetStatusString(status) + ")");
+}
+
+std::string cuda_unavailable_reason() {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky error so later calls are not poisoned
+    return std::string("no usable CUDA device: cudaGetDeviceCount: ") + cudaGetErrorString(status);
+  }
+  if (count == 0) return "no CUDA device on this machine";
+  return "";
+}
+
+std::unique_ptr<Backend> make_cuda_backend(int device) {
+  const std::string why = cuda_unavailable_reason();
+  if (!why.empty()) throw BackendUnavailable(why);
+  return std::make_unique<CudaBackend>(device);
+}
+
+CudaBackend::CudaBackend(int device) : device_(device) {
+  NVH_CUDA_CHECK(cudaSetDevice(device));
+  cudaDeviceProp prop{};
+  NVH_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  caps_.sm_major = prop.major;
+  caps_.sm_minor = prop.minor;
+  caps_.device_name = prop.name;
+  caps_.multiprocessors = prop.multiProcessorCount;
+  caps_.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
+  NVH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+}
+
+CudaBackend::~CudaBackend() {
+  cudaSetDevice(device_);
+  if (workspace_) cudaFree(workspace_);
+  if (cublas_lt_) cublasLtDestroy(cublas_lt_);
+  if (cublas_) cublasDestroy(cublas_);
+  if (stream_) cudaStreamDestroy(stream_);
+}
+
+std::string CudaBackend::arch() const {
+  return "sm_" + std::to_string(caps_.sm_major) + std::to_string(caps_.sm_minor);
+}
+
+void* CudaBackend::allocate(std::size_t bytes) {
+  void* p = nullptr;
+  NVH_CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
+  return p;
+}
+
+void CudaBackend::release(void* p) noexcept { cudaFree(p); }
+
+void CudaBackend::copy_in(void* dst, const void* src, std::size_t bytes) {
+  NVH_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_));
+  NVH_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void CudaBackend::copy_out(void* dst, const void* src, std::size_t bytes) {
+  NVH_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
+  NVH_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void CudaBackend::fill(void* dst, uint8_t byte, std::size_t bytes) {
+  NVH_CUDA_CHECK(cudaMemsetAsync(dst, byte, bytes, stream_));
+}
+
+void CudaBackend::synchronize() { NVH_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+cublasHandle_t CudaBackend::cublas() {
+  if (!cublas_) {
+    NVH_CUBLAS_CHECK(cublasCreate(&cublas_));
+    NVH_CUBLAS_CHECK(cublasSetStream(cublas_, stream_));
+  }
+  return cublas_;
+}
+
+cublasLtHandle_t CudaBackend::cublas_lt() {
+  if (!cublas_lt_) NVH_CUBLAS_CHECK(cublasLtCreate(&cublas_lt_));
+  return cublas_lt_;
+}
+
+void* CudaBackend::workspace(std::size_t bytes) {
+  if (bytes > workspace_bytes_) {
+    if (workspace_) NVH_CUDA_CHECK(cudaFree(workspace_));
+    workspace_ = nullptr;
+    workspace_bytes_ = 0;
+    NVH_CUDA_CHECK(cudaMalloc(&workspace_, bytes));
+    workspace_bytes_ = bytes;
+  }
+  return workspace_;
+}
+
+}  // namespace nvh

@@ -1,0 +1,53 @@
+// The CUDA backend's own handles, for code compiled against the CUDA runtime
+// (kernel launchers, the cuBLAS GEMM step).
+#pragma once
+
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "harness/backend.h"
+
+namespace nvh {
+
+// Throws std::runtime_error naming the call, file and line when `status` is an error.
+void throw_on_cuda_error(cudaError_t status, const char* call, const char* file, int line);
+void throw_on_cublas_error(cublasStatus_t status, const char* call, const char* file, int line);
+#define NVH_CUDA_CHECK(call) ::nvh::throw_on_cuda_error((call), #call, __FILE__, __LINE__)
+#define NVH_CUBLAS_CHECK(call) ::nvh::throw_on_cublas_error((call), #call, __FILE__, __LINE__)
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(int device);
+  ~CudaBackend() override;
+  BackendKind kind() const override { return BackendKind::cuda; }
+  std::string arch() const override;
+  const DeviceCaps& caps() const override { return caps_; }
+  void* allocate(std::size_t bytes) override;
+  void release(void* p) noexcept override;
+  void copy_in(void* dst, const void* src, std::size_t bytes) override;
+  void copy_out(void* dst, const void* src, std::size_t bytes) override;
+  void fill(void* dst, uint8_t byte, std::size_t bytes) override;
+  void synchronize() override;
+
+  int device() const { return device_; }
+  cudaStream_t stream() const { return stream_; }
+  cublasHandle_t cublas();
+  cublasLtHandle_t cublas_lt();
+  // A workspace for cuBLASLt, grown on demand and kept for the backend's life.
+  void* workspace(std::size_t bytes);
+  std::size_t workspace_bytes() const { return workspace_bytes_; }
+
+ private:
+  int device_;
+  DeviceCaps caps_;
+  cudaStream_t stream_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+  cublasLtHandle_t cublas_lt_ = nullptr;
+  void* workspace_ = nullptr;
+  std::size_t workspace_bytes_ = 0;
+};
+
+}  // namespace nvh

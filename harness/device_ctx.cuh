@@ -1,0 +1,81 @@
+// The GPU side of the kernel vocabulary (kernel_ctx.h): every member is the
+// CUDA builtin or instruction it names, so a kernel body compiled with
+// DeviceCtx is the kernel one would have written by hand.
+#pragma once
+
+#if !defined(__CUDACC__)
+#error "device_ctx.cuh is compiled by nvcc only"
+#endif
+
+#include <cstdint>
+
+#include "harness/kernel_ctx.h"
+
+namespace nvh {
+
+struct DeviceCtx {
+  __device__ __forceinline__ Dim3 thread_idx() const { return {threadIdx.x, threadIdx.y, threadIdx.z}; }
+  __device__ __forceinline__ Dim3 block_idx() const { return {blockIdx.x, blockIdx.y, blockIdx.z}; }
+  __device__ __forceinline__ Dim3 block_dim() const { return {blockDim.x, blockDim.y, blockDim.z}; }
+  __device__ __forceinline__ Dim3 grid_dim() const { return {gridDim.x, gridDim.y, gridDim.z}; }
+  __device__ __forceinline__ uint32_t linear_thread() const {
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  }
+  __device__ __forceinline__ uint32_t lane() const { return linear_thread() % 32; }
+  __device__ __forceinline__ uint32_t warp() const { return linear_thread() / 32; }
+
+  __device__ __forceinline__ uint32_t shfl_xor(uint32_t v, int lane_mask) const {
+    return __shfl_xor_sync(0xFFFFFFFFu, v, lane_mask);
+  }
+  __device__ __forceinline__ float shfl_xor(float v, int lane_mask) const {
+    return __shfl_xor_sync(0xFFFFFFFFu, v, lane_mask);
+  }
+  __device__ __forceinline__ uint32_t shfl_idx(uint32_t v, int src_lane) const {
+    return __shfl_sync(0xFFFFFFFFu, v, src_lane);
+  }
+  __device__ __forceinline__ float shfl_idx(float v, int src_lane) const {
+    return __shfl_sync(0xFFFFFFFFu, v, src_lane);
+  }
+  __device__ __forceinline__ void sync_threads() const { __syncthreads(); }
+
+  template <class T>
+  __device__ __forceinline__ T* shared_mem() const {
+    extern __shared__ __align__(16) unsigned char nvh_dynamic_shared[];
+    return reinterpret_cast<T*>(nvh_dynamic_shared);
+  }
+
+  // mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32 (sm_80+).
+  __device__ __forceinline__ void mma_m16n8k16(float d[4], const uint32_t a[4], const uint32_t b[2],
+                                               const float c[4], HalfKind kind) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (kind == HalfKind::fp16) {
+      asm volatile(
+          "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+          "{%8,%9}, {%10,%11,%12,%13};\n"
+          : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]),
+            "f"(c[1]), "f"(c[2]), "f"(c[3]));
+    } else {
+      asm volatile(
+          "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+          "{%8,%9}, {%10,%11,%12,%13};\n"
+          : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]),
+            "f"(c[1]), "f"(c[2]), "f"(c[3]));
+    }
+#else
+    __trap();  // the dispatcher never sends the mma route below sm_80
+#endif
+  }
+};
+
+// The one __global__ wrapper every route uses: the kernel body, given the
+// device context. Kernel::body is a __host__ __device__ template;
+// Kernel::kMaxBlockThreads bounds the block so the compiler budgets registers.
+template <class Kernel>
+__global__ void __launch_bounds__(Kernel::kMaxBlockThreads) run_kernel_on_device(const typename Kernel::Params params) {
+  DeviceCtx ctx;
+  Kernel::body(ctx, params);
+}
+
+}  // namespace nvh

@@ -1,0 +1,27 @@
+// The CUDA half of launch.h. Include it in the one .cu file that instantiates
+// launch_on_cuda<Kernel> for an operator's kernels.
+#pragma once
+
+#include <string>
+
+#include "harness/backend_cuda.h"
+#include "harness/device_ctx.cuh"
+#include "harness/launch.h"
+
+namespace nvh {
+
+template <class Kernel>
+void launch_on_cuda(Backend& backend, const LaunchShape& shape, const typename Kernel::Params& params) {
+  auto& gpu = static_cast<CudaBackend&>(backend);
+  const dim3 grid(shape.grid.x, shape.grid.y, shape.grid.z);
+  const dim3 block(shape.block.x, shape.block.y, shape.block.z);
+  if (shape.shared_bytes > 48 * 1024) {
+    NVH_CUDA_CHECK(cudaFuncSetAttribute(run_kernel_on_device<Kernel>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(shape.shared_bytes)));
+  }
+  run_kernel_on_device<Kernel><<<grid, block, shape.shared_bytes, gpu.stream()>>>(params);
+  NVH_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace nvh

@@ -1,0 +1,19 @@
+# harness_exec: the kernel context abstraction, the host grid executor and the
+# backends. With NVFP4_ENABLE_CUDA it also holds the CUDA backend.
+add_library(harness_exec
+  ${CMAKE_CURRENT_LIST_DIR}/host_executor.cc
+  ${CMAKE_CURRENT_LIST_DIR}/backend.cc)
+target_include_directories(harness_exec PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(harness_exec PUBLIC cuda_headers Boost::context Threads::Threads)
+if(NVFP4_ENABLE_CUDA)
+  target_sources(harness_exec PRIVATE ${CMAKE_CURRENT_LIST_DIR}/backend_cuda.cu
+                                      ${CMAKE_CURRENT_LIST_DIR}/gpu_timing.cu)
+  target_compile_definitions(harness_exec PUBLIC NVH_HAVE_CUDA=1)
+  target_link_libraries(harness_exec PUBLIC CUDA::cudart_static CUDA::cublas CUDA::cublasLt)
+endif()
+
+nvfp4_add_gtest(harness_exec_tests
+  SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/host_executor_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/backend_test.cc
+  LIBS harness_exec)

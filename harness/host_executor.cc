@@ -1,0 +1,346 @@
+#include "harness/host_executor.h"
+
+#include <algorithm>
+#include <atomic>
+#include <boost/context/fiber.hpp>
+#include <boost/context/pooled_fixedsize_stack.hpp>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "harness/portable_math.h"
+
+namespace nvh {
+namespace {
+
+namespace ctx = boost::context;
+
+constexpr uint32_t kWarpSize = 32;
+// Words a lane deposits for one collective: the largest is the mma step
+// (4 A registers and 2 B registers; accumulators stay with their lane).
+constexpr int kExchangeWords = 6;
+// Kernel bodies are shallow; 256 KiB also covers unoptimised gcov builds.
+constexpr std::size_t kFiberStackBytes = 256 * 1024;
+// CUDA's limits, so a launch the GPU would refuse is refused here too.
+constexpr uint32_t kMaxThreadsPerBlock = 1024;
+constexpr uint32_t kMaxGridYZ = 65535;
+
+std::string dim_text(Dim3 d) {
+  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
+}
+
+void validate_shape(const LaunchShape& s) {
+  const auto bad = [&](const std::string& what) {
+    throw std::invalid_argument("run_grid_on_host: grid " + dim_text(s.grid) + " block " +
+                                dim_text(s.block) + ": " + what);
+  };
+  if (s.grid.x == 0 || s.grid.y == 0 || s.grid.z == 0) bad("every grid extent must be positive");
+  if (s.block.x == 0 || s.block.y == 0 || s.block.z == 0) bad("every block extent must be positive");
+  if (s.grid.y > kMaxGridYZ || s.grid.z > kMaxGridYZ) bad("grid y and z are limited to 65535");
+  if (uint64_t{s.block.x} * s.block.y * s.block.z > kMaxThreadsPerBlock)
+    bad("a block holds at most 1024 threads");
+}
+
+Dim3 unflatten(uint64_t i, Dim3 extent) {
+  Dim3 d;
+  d.x = static_cast<uint32_t>(i % extent.x);
+  d.y = static_cast<uint32_t>((i / extent.x) % extent.y);
+  d.z = static_cast<uint32_t>(i / (uint64_t{extent.x} * extent.y));
+  return d;
+}
+
+}  // namespace
+
+// Per-block state for kernels with collectives: the fibers, the barrier
+// counters and the words lanes exchange through.
+class HostBlock {
+ public:
+  explicit HostBlock(ctx::pooled_fixedsize_stack& stacks) : stacks_(stacks) {}
+
+  void run(const LaunchShape& shape, Dim3 block, unsigned char* shared, const HostThreadBody& body);
+
+  void warp_barrier(uint32_t thread);
+  void block_barrier(uint32_t thread);
+  uint32_t* words(uint32_t thread) { return warps_[thread / kWarpSize].words[thread % kWarpSize]; }
+  const uint32_t* words_of(uint32_t thread, uint32_t lane) const {
+    return warps_[thread / kWarpSize].words[lane];
+  }
+  uint32_t live_lanes(uint32_t thread) const { return warps_[thread / kWarpSize].live; }
+
+ private:
+  struct Warp {
+    uint32_t live = 0, arrived = 0;
+    uint64_t generation = 0;
+    uint32_t words[kWarpSize][kExchangeWords] = {};
+  };
+
+  void yield(uint32_t thread) { sinks_[thread] = std::move(sinks_[thread]).resume(); }
+  void wait_for(uint32_t thread, const uint64_t& generation);
+  void thread_finished(uint32_t thread);
+  void release_if_complete(Warp& w);
+  void release_block_if_complete();
+
+  ctx::pooled_fixedsize_stack& stacks_;
+  std::vector<HostCtx> threads_;
+  std::vector<ctx::fiber> fibers_, sinks_;
+  std::vector<Warp> warps_;
+  uint32_t block_live_ = 0, block_arrived_ = 0;
+  uint64_t block_generation_ = 0;
+  uint64_t progress_ = 0;  // arrivals and exits; a scheduling round without any is a deadlock
+  std::exception_ptr error_;
+};
+
+void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
+                    const HostThreadBody& body) {
+  const uint32_t n = threads_per_block(shape);
+  threads_.assign(n, HostCtx{});
+  fibers_.clear();
+  fibers_.resize(n);
+  sinks_.clear();
+  sinks_.resize(n);
+  warps_.assign((n + kWarpSize - 1) / kWarpSize, Warp{});
+  for (uint32_t w = 0; w < warps_.size(); ++w) warps_[w].live = std::min(kWarpSize, n - w * kWarpSize);
+  block_live_ = n;
+  block_arrived_ = 0;
+  error_ = nullptr;
+
+  for (uint32_t t = 0; t < n; ++t) {
+    HostCtx& c = threads_[t];
+    c.thread_ = unflatten(t, shape.block);
+    c.block_ = block;
+    c.block_dim_ = shape.block;
+    c.grid_dim_ = shape.grid;
+    c.linear_thread_ = t;
+    c.shared_ = shared;
+    c.block_state_ = this;
+    fibers_[t] = ctx::fiber(std::allocator_arg, stacks_, [this, t, &body](ctx::fiber&& sink) {
+      sinks_[t] = std::move(sink);
+      try {
+        body(threads_[t]);
+      } catch (const ctx::detail::forced_unwind&) {
+        throw;  // Boost.Context unwinding an abandoned fiber: let it through
+      } catch (...) {
+        if (!error_) error_ = std::current_exception();
+      }
+      thread_finished(t);
+      return std::move(sinks_[t]);
+    });
+  }
+
+  for (uint32_t live = n; live > 0 && !error_;) {
+    const uint64_t before = progress_;
+    live = 0;
+    for (uint32_t t = 0; t < n && !error_; ++t) {
+      if (!fibers_[t]) continue;
+      fibers_[t] = std::move(fibers_[t]).resume();
+      if (fibers_[t]) ++live;
+    }
+    if (!error_ && live > 0 && progress_ == before) {
+      error_ = std::make_exception_ptr(std::runtime_error(
+          "host executor: block " + dim_text(block) + ": " + std::to_string(live) +
+          " threads wait at a barrier or collective that can never complete"));
+    }
+  }
+  fibers_.clear();  // unwinds any fiber still parked (after an error)
+  sinks_.clear();
+  if (error_) std::rethrow_exception(error_);
+}
+
+void HostBlock::wait_for(uint32_t thread, const uint64_t& generation) {
+  const uint64_t seen = generation;
+  while (generation == seen) yield(thread);
+}
+
+void HostBlock::release_if_complete(Warp& w) {
+  if (w.arrived > 0 && w.arrived >= w.live) {
+    w.arrived = 0;
+    ++w.generation;
+  }
+}
+
+void HostBlock::release_block_if_complete() {
+  if (block_arrived_ > 0 && block_arrived_ >= block_live_) {
+    block_arrived_ = 0;
+    ++block_generation_;
+  }
+}
+
+void HostBlock::warp_barrier(uint32_t thread) {
+  Warp& w = warps_[thread / kWarpSize];
+  ++progress_;
+  ++w.arrived;
+  const uint64_t generation = w.generation;
+  release_if_complete(w);
+  if (w.generation == generation) wait_for(thread, w.generation);
+}
+
+void HostBlock::block_barrier(uint32_t thread) {
+  ++progress_;
+  ++block_arrived_;
+  const uint64_t generation = block_generation_;
+  release_block_if_complete();
+  if (block_generation_ == generation) wait_for(thread, block_generation_);
+}
+
+// A thread that has exited no longer counts towards barriers (as on Volta and
+// later GPUs), so its exit may complete a barrier the others wait at.
+void HostBlock::thread_finished(uint32_t thread) {
+  ++progress_;
+  Warp& w = warps_[thread / kWarpSize];
+  --w.live;
+  release_if_complete(w);
+  --block_live_;
+  release_block_if_complete();
+}
+
+HostBlock& HostCtx::collectives(const char* what) {
+  if (!block_state_) {
+    throw std::logic_error(std::string("host executor: ") + what +
+                           " called by a kernel launched with uses_collectives = false");
+  }
+  return *block_state_;
+}
+
+uint32_t HostCtx::shfl_idx(uint32_t v, int src_lane) {
+  HostBlock& b = collectives("shfl_idx");
+  const uint32_t src = static_cast<uint32_t>(src_lane) % kWarpSize;
+  b.words(linear_thread_)[0] = v;
+  b.warp_barrier(linear_thread_);
+  if (src >= b.live_lanes(linear_thread_)) {
+    throw std::logic_error("host executor: shuffle reads lane " + std::to_string(src) +
+                           ", which is not an active lane of warp " + std::to_string(warp()));
+  }
+  const uint32_t out = b.words_of(linear_thread_, src)[0];
+  b.warp_barrier(linear_thread_);  // nobody overwrites its word before all have read
+  return out;
+}
+
+uint32_t HostCtx::shfl_xor(uint32_t v, int lane_mask) {
+  return shfl_idx(v, static_cast<int>(lane() ^ static_cast<uint32_t>(lane_mask)));
+}
+float HostCtx::shfl_xor(float v, int lane_mask) {
+  return bits_to_float(shfl_xor(float_to_bits(v), lane_mask));
+}
+float HostCtx::shfl_idx(float v, int src_lane) {
+  return bits_to_float(shfl_idx(float_to_bits(v), src_lane));
+}
+
+void HostCtx::sync_threads() { collectives("sync_threads").block_barrier(linear_thread_); }
+
+namespace {
+
+// Fragment owners of mma.m16n8k16 (PTX ISA, "Matrix Fragments for mma.m16n8k16"):
+// groupID = lane / 4, threadID_in_group = lane % 4.
+float mma_a_element(const HostBlock& b, uint32_t thread, int row, int k, HalfKind kind) {
+  const uint32_t owner = static_cast<uint32_t>((row % 8) * 4 + (k % 8) / 2);
+  const int reg = (row >= 8 ? 1 : 0) + (k >= 8 ? 2 : 0);
+  const uint32_t word = b.words_of(thread, owner)[reg];
+  return half_bits_to_float(static_cast<uint16_t>(word >> (16 * (k % 2))), kind);
+}
+
+float mma_b_element(const HostBlock& b, uint32_t thread, int k, int col, HalfKind kind) {
+  const uint32_t owner = static_cast<uint32_t>(col * 4 + (k % 8) / 2);
+  const int reg = 4 + (k >= 8 ? 1 : 0);
+  const uint32_t word = b.words_of(thread, owner)[reg];
+  return half_bits_to_float(static_cast<uint16_t>(word >> (16 * (k % 2))), kind);
+}
+
+}  // namespace
+
+void HostCtx::mma_m16n8k16(float d[4], const uint32_t a[4], const uint32_t b[2], const float c[4],
+                           HalfKind kind) {
+  HostBlock& blk = collectives("mma_m16n8k16");
+  if (blk.live_lanes(linear_thread_) != kWarpSize) {
+    throw std::logic_error("host executor: mma_m16n8k16 needs all 32 lanes of warp " +
+                           std::to_string(warp()));
+  }
+  uint32_t* mine = blk.words(linear_thread_);
+  for (int i = 0; i < 4; ++i) mine[i] = a[i];
+  mine[4] = b[0];
+  mine[5] = b[1];
+  blk.warp_barrier(linear_thread_);
+  const int group = static_cast<int>(lane() / 4), pair = static_cast<int>(lane() % 4);
+  float out[4];
+  for (int i = 0; i < 4; ++i) {
+    const int row = group + (i >= 2 ? 8 : 0), col = 2 * pair + (i % 2);
+    float acc = c[i];
+    for (int k = 0; k < 16; ++k) {
+      acc = fma_rn(mma_a_element(blk, linear_thread_, row, k, kind),
+                   mma_b_element(blk, linear_thread_, k, col, kind), acc);
+    }
+    out[i] = acc;
+  }
+  blk.warp_barrier(linear_thread_);
+  for (int i = 0; i < 4; ++i) d[i] = out[i];
+}
+
+void run_block_plain(const LaunchShape& shape, Dim3 block, unsigned char* shared,
+                     const HostThreadBody& body) {
+  HostCtx c;
+  c.block_ = block;
+  c.block_dim_ = shape.block;
+  c.grid_dim_ = shape.grid;
+  c.shared_ = shared;
+  const uint32_t n = threads_per_block(shape);
+  for (uint32_t t = 0; t < n; ++t) {
+    c.thread_ = unflatten(t, shape.block);
+    c.linear_thread_ = t;
+    body(c);
+  }
+}
+
+unsigned host_executor_threads() {
+  if (const char* env = std::getenv("NVFP4_HOST_THREADS")) {
+    const long v = std::strtol(env, nullptr, 10);
+    if (v >= 1 && v <= 1024) return static_cast<unsigned>(v);
+    throw std::invalid_argument(std::string("NVFP4_HOST_THREADS = ") + env +
+                                ": must be a whole number from 1 to 1024");
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+void run_grid_on_host(const LaunchShape& shape, const HostThreadBody& body) {
+  validate_shape(shape);
+  const uint64_t blocks = total_blocks(shape);
+  const unsigned workers = static_cast<unsigned>(std::min<uint64_t>(host_executor_threads(), blocks));
+  std::atomic<uint64_t> next{0};
+  std::atomic<bool> stop{false};
+  std::exception_ptr first_error;
+  std::mutex error_mutex;
+
+  const auto worker = [&] {
+    std::vector<unsigned char> shared(shape.shared_bytes);
+    ctx::pooled_fixedsize_stack stacks(kFiberStackBytes);
+    HostBlock state(stacks);
+    try {
+      for (uint64_t i = next++; i < blocks && !stop; i = next++) {
+        const Dim3 block = unflatten(i, shape.grid);
+        std::fill(shared.begin(), shared.end(), 0xCD);  // shared memory starts undefined
+        if (shape.uses_collectives) {
+          state.run(shape, block, shared.data(), body);
+        } else {
+          run_block_plain(shape, block, shared.data(), body);
+        }
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!first_error) first_error = std::current_exception();
+      stop = true;
+    }
+  };
+
+  if (workers <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (unsigned w = 0; w < workers; ++w) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+  }
+  if (first_error) std::rethrow_exception(first_error);
+}
+
+}  // namespace nvh

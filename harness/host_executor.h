@@ -1,0 +1,78 @@
+// The host executor: runs a CUDA-style grid of a kernel body on the CPU, so
+// that CI machines without a GPU execute (and measure the coverage of) the
+// same kernel source the GPU runs.
+//
+// Blocks are independent, as on the GPU, and are spread over worker threads.
+// Inside a block, kernels that use warp collectives or barriers run every
+// thread as a fiber (Boost.Context): a thread that reaches a shuffle, an mma
+// step or sync_threads() parks until the threads it waits for arrive, exactly
+// the rendezvous the hardware performs. Kernels without collectives run their
+// threads as a plain loop.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "harness/kernel_ctx.h"
+
+namespace nvh {
+
+class HostBlock;
+
+class HostCtx {
+ public:
+  Dim3 thread_idx() const { return thread_; }
+  Dim3 block_idx() const { return block_; }
+  Dim3 block_dim() const { return block_dim_; }
+  Dim3 grid_dim() const { return grid_dim_; }
+  uint32_t lane() const { return linear_thread_ % 32; }
+  uint32_t warp() const { return linear_thread_ / 32; }
+
+  uint32_t shfl_xor(uint32_t v, int lane_mask);
+  float shfl_xor(float v, int lane_mask);
+  uint32_t shfl_idx(uint32_t v, int src_lane);
+  float shfl_idx(float v, int src_lane);
+  void sync_threads();
+
+  template <class T>
+  T* shared_mem() const {
+    return reinterpret_cast<T*>(shared_);
+  }
+
+  // One warp-wide mma.sync.m16n8k16 (fp16/bf16 in, fp32 accumulate) with the
+  // PTX fragment layout. Each output is c plus the 16 products summed in k
+  // order with fmaf: the tensor core's internal order and rounding are not
+  // specified, so host and GPU agree bit for bit only when every partial sum
+  // is exact (the exact mode of the tests).
+  void mma_m16n8k16(float d[4], const uint32_t a[4], const uint32_t b[2], const float c[4],
+                    HalfKind kind);
+
+ private:
+  friend class HostBlock;
+  friend void run_block_plain(const LaunchShape&, Dim3, unsigned char*,
+                              const std::function<void(HostCtx&)>&);
+  HostBlock& collectives(const char* what);
+
+  Dim3 thread_, block_, block_dim_, grid_dim_;
+  uint32_t linear_thread_ = 0;
+  unsigned char* shared_ = nullptr;
+  HostBlock* block_state_ = nullptr;  // null when the kernel declared no collectives
+};
+
+using HostThreadBody = std::function<void(HostCtx&)>;
+
+// Runs every thread of the grid; rethrows the first exception a thread threw.
+// Throws std::invalid_argument for an empty or oversized launch shape and
+// std::runtime_error when the threads of a block deadlock at a barrier.
+void run_grid_on_host(const LaunchShape& shape, const HostThreadBody& body);
+
+// Worker threads used for blocks: NVFP4_HOST_THREADS if set, else the number
+// of hardware threads.
+unsigned host_executor_threads();
+
+template <class Kernel>
+void launch_on_host(const LaunchShape& shape, const typename Kernel::Params& params) {
+  run_grid_on_host(shape, [&params](HostCtx& ctx) { Kernel::body(ctx, params); });
+}
+
+}  // namespace nvh

@@ -1,0 +1,48 @@
+// The vocabulary kernel bodies are written in, shared by the GPU and the host
+// executor: thread identity, the __host__ __device__ spelling, and the launch
+// shape. A kernel body is `template <class Ctx> NVH_HD void body(Ctx&, const P&)`;
+// Ctx is nvh::DeviceCtx on the GPU (device_ctx.cuh) and nvh::HostCtx on the
+// CPU (host_executor.h). Both give the same members:
+//   thread_idx() block_idx() block_dim() grid_dim()   -> Dim3
+//   lane() warp()                                       -> lane / warp index in the block
+//   shfl_xor(u32|float, lane_mask) shfl_idx(u32|float, src_lane)
+//   sync_threads()                                      -> block barrier
+//   shared_mem<T>()                                     -> dynamic shared memory
+//   mma_m16n8k16(d, a, b, c, HalfKind)                   -> tensor-core step, fp32 accumulate
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define NVH_HD __host__ __device__
+#define NVH_INLINE __forceinline__
+#else
+#define NVH_HD
+#define NVH_INLINE inline
+#endif
+
+namespace nvh {
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+};
+
+// What a launch needs besides the kernel and its parameters.
+struct LaunchShape {
+  Dim3 grid;
+  Dim3 block;
+  uint32_t shared_bytes = 0;
+  // Kernels that never use warp collectives or barriers run on the host as
+  // plain loops; the others run each thread as a fiber (host_executor.h).
+  bool uses_collectives = false;
+};
+
+// The 16-bit float formats the mma step reads.
+enum class HalfKind : uint8_t { fp16, bf16 };
+
+inline uint64_t total_blocks(const LaunchShape& s) {
+  return uint64_t{s.grid.x} * s.grid.y * s.grid.z;
+}
+inline uint32_t threads_per_block(const LaunchShape& s) { return s.block.x * s.block.y * s.block.z; }
+
+}  // namespace nvh

@@ -1,0 +1,168 @@
+// Arithmetic that must round the same on the GPU and in the host executor.
+// On the device each helper is the one instruction it names; on the host it is
+// the CUDA toolkit's own host implementation or plain IEEE-754 float
+// arithmetic (the build forbids fma contraction on the host). Tests compare
+// GPU and host results bit for bit, so any drift here shows up there.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "harness/kernel_ctx.h"
+
+namespace nvh {
+
+// a*b rounded once; __fmul_rn keeps nvcc from fusing it into a later add.
+NVH_HD NVH_INLINE float mul_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+NVH_HD NVH_INLINE float add_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
+// a*b+c rounded once, where a fused multiply-add is meant.
+NVH_HD NVH_INLINE float fma_rn(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+
+// PTX prmt in its default mode: byte i of the result is byte (s >> 4i) & 7
+// of the 8-byte value {hi:lo}, or that byte's sign replicated when bit 3 of
+// the selector nibble is set.
+NVH_HD NVH_INLINE uint32_t byte_perm(uint32_t lo, uint32_t hi, uint32_t s) {
+#if defined(__CUDA_ARCH__)
+  return __byte_perm(lo, hi, s);
+#else
+  const uint64_t bytes = (uint64_t{hi} << 32) | lo;
+  uint32_t out = 0;
+  for (int i = 0; i < 4; ++i) {
+    const uint32_t sel = (s >> (4 * i)) & 0xFu;
+    uint32_t b = static_cast<uint32_t>(bytes >> (8 * (sel & 7u))) & 0xFFu;
+    if (sel & 8u) b = (b & 0x80u) ? 0xFFu : 0x00u;
+    out |= b << (8 * i);
+  }
+  return out;
+#endif
+}
+
+NVH_HD NVH_INLINE float bits_to_float(uint32_t u) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+#endif
+}
+
+NVH_HD NVH_INLINE uint32_t float_to_bits(float f) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(f);
+#else
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+#endif
+}
+
+// Two floats to a packed pair of 16-bit floats, each rounded to nearest even;
+// `lo` lands in the low half (the lower address).
+NVH_HD NVH_INLINE uint32_t pack_half2_rn(float lo, float hi, HalfKind kind) {
+  if (kind == HalfKind::fp16) {
+    const __half2_raw r = __floats2half2_rn(lo, hi);
+    return uint32_t{r.x} | (uint32_t{r.y} << 16);
+  }
+  const __nv_bfloat162_raw r = __floats2bfloat162_rn(lo, hi);
+  return uint32_t{r.x} | (uint32_t{r.y} << 16);
+}
+
+NVH_HD NVH_INLINE uint16_t round_to_half_bits(float v, HalfKind kind) {
+  if (kind == HalfKind::fp16) {
+    const __half_raw r = __float2half_rn(v);
+    return r.x;
+  }
+  const __nv_bfloat16_raw r = __float2bfloat16_rn(v);
+  return r.x;
+}
+
+NVH_HD NVH_INLINE float half_bits_to_float(uint16_t bits, HalfKind kind) {
+  if (kind == HalfKind::bf16) return bits_to_float(uint32_t{bits} << 16);
+  __half_raw r;
+  r.x = bits;
+  return __half2float(__half(r));
+}
+
+// Aligned vector memory access. On the device these are single 4-, 8- and
+// 16-byte instructions (the caller guarantees the alignment; the dispatcher
+// checks it); on the host, memcpy.
+struct U32x2 {
+  uint32_t x, y;
+};
+struct U32x4 {
+  uint32_t x, y, z, w;
+};
+
+NVH_HD NVH_INLINE uint32_t load_u32(const void* p) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(static_cast<const unsigned int*>(p));
+#else
+  uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+#endif
+}
+
+NVH_HD NVH_INLINE U32x2 load_u32x2(const void* p) {
+#if defined(__CUDA_ARCH__)
+  const uint2 v = __ldg(static_cast<const uint2*>(p));
+  return {v.x, v.y};
+#else
+  U32x2 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+#endif
+}
+
+NVH_HD NVH_INLINE U32x4 load_u32x4(const void* p) {
+#if defined(__CUDA_ARCH__)
+  const uint4 v = __ldg(static_cast<const uint4*>(p));
+  return {v.x, v.y, v.z, v.w};
+#else
+  U32x4 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+#endif
+}
+
+NVH_HD NVH_INLINE void store_u32x4(void* p, U32x4 v) {
+#if defined(__CUDA_ARCH__)
+  *static_cast<uint4*>(p) = make_uint4(v.x, v.y, v.z, v.w);
+#else
+  std::memcpy(p, &v, sizeof v);
+#endif
+}
+
+// E4M3 ("fn") byte to float; exact, NaN for 0x7F / 0xFF.
+NVH_HD NVH_INLINE float e4m3_to_float(uint8_t byte) {
+  const __half_raw h = __nv_cvt_fp8_to_halfraw(byte, __NV_E4M3);
+  return __half2float(__half(h));
+}
+
+}  // namespace nvh
