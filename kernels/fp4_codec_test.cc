@@ -1,0 +1,72 @@
+#include "kernels/fp4_codec.cuh"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "reference/e2m1.h"
+#include "reference/e4m3.h"
+
+namespace nvfp4 {
+namespace {
+
+uint32_t bits(float f) { return nvh::float_to_bits(f); }
+
+void expect_word_decodes(uint32_t word) {
+  float out[8];
+  decode_e2m1x8(word, out);
+  for (int i = 0; i < 8; ++i) {
+    const uint8_t code = (word >> (4 * i)) & 0xF;
+    ASSERT_EQ(bits(out[i]), bits(ref::e2m1_to_float(code)))
+        << "word 0x" << std::hex << word << " position " << std::dec << i << " code " << int{code};
+  }
+}
+
+// Every code in every position, -0.0 (code 8) included, compared by bits.
+TEST(DecodeE2m1x8, EveryCodeInEveryPositionMatchesTheReference) {
+  std::mt19937 rng(3);
+  for (int position = 0; position < 8; ++position) {
+    for (uint32_t code = 0; code < 16; ++code) {
+      const uint32_t others = rng() & ~(0xFu << (4 * position));
+      expect_word_decodes(others | (code << (4 * position)));
+    }
+  }
+}
+
+TEST(DecodeE2m1x8, RandomWordsMatchTheReference) {
+  std::mt19937 rng(11);
+  for (int i = 0; i < 100000; ++i) expect_word_decodes(rng());
+  expect_word_decodes(0u);
+  expect_word_decodes(0xFFFFFFFFu);
+  expect_word_decodes(0x88888888u);
+}
+
+// The host prmt against its definition, selector nibbles with and without
+// the sign-replicate bit.
+TEST(BytePerm, HostEmulationFollowsThePtxDefinition) {
+  const uint32_t lo = 0x83624100u, hi = 0xF7E6D5C4u;
+  const uint8_t bytes[8] = {0x00, 0x41, 0x62, 0x83, 0xC4, 0xD5, 0xE6, 0xF7};
+  for (uint32_t s = 0; s < 0x10000; s += 7) {
+    uint32_t expect = 0;
+    for (int i = 0; i < 4; ++i) {
+      const uint32_t sel = (s >> (4 * i)) & 0xF;
+      uint32_t b = bytes[sel & 7];
+      if (sel & 8) b = (b & 0x80) ? 0xFF : 0x00;
+      expect |= b << (8 * i);
+    }
+    ASSERT_EQ(nvh::byte_perm(lo, hi, s), expect) << std::hex << s;
+  }
+}
+
+TEST(DequantScale, IsTheFp32ProductOfTheE4m3ValueAndTheTensorScale) {
+  for (int b = 0; b < 256; ++b) {
+    if ((b & 0x7F) == 0x7F) continue;  // NaN
+    const float g = 0.0371f;
+    EXPECT_EQ(bits(dequant_scale(static_cast<uint8_t>(b), g)),
+              bits(ref::e4m3_to_float(static_cast<uint8_t>(b)) * g))
+        << b;
+  }
+}
+
+}  // namespace
+}  // namespace nvfp4

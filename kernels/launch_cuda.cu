@@ -1,0 +1,35 @@
+// The GPU instantiations of every kernel this operator launches through
+// nvh::launch (harness/launch.h). A kernel missing here fails to link, not at
+// run time.
+#include "harness/device_launch.cuh"
+#include "kernels/bias_round.cuh"
+#include "kernels/empty.cuh"
+#include "kernels/gemv_mma.cuh"
+#include "kernels/gemv_scalar.cuh"
+#include "kernels/native_sm120.cuh"
+#include "kernels/prefill_scalar.cuh"
+#include "kernels/prefill_vec8.cuh"
+
+namespace nvh {
+
+#define NVFP4_INSTANTIATE(Kernel) \
+  template void launch_on_cuda<Kernel>(Backend&, const LaunchShape&, const Kernel::Params&)
+
+NVFP4_INSTANTIATE(nvfp4::EmptyFill);
+NVFP4_INSTANTIATE(nvfp4::PrefillScalar);
+NVFP4_INSTANTIATE(nvfp4::DequantChunk<8>);
+NVFP4_INSTANTIATE(nvfp4::DequantChunk<16>);
+NVFP4_INSTANTIATE(nvfp4::DequantChunk<32>);
+NVFP4_INSTANTIATE(nvfp4::BiasRound);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<1>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<2>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4>);
+NVFP4_INSTANTIATE(nvfp4::GemvMma);
+NVFP4_INSTANTIATE(nvfp4::ActAmaxPartial);
+NVFP4_INSTANTIATE(nvfp4::ActGlobalScale);
+NVFP4_INSTANTIATE(nvfp4::ActQuantize);
+NVFP4_INSTANTIATE(nvfp4::ScaleRetile);
+
+#undef NVFP4_INSTANTIATE
+
+}  // namespace nvh

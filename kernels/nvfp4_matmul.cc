@@ -1,0 +1,256 @@
+#include "kernels/nvfp4_matmul.h"
+
+#include <string>
+#include <vector>
+
+#include "harness/launch.h"
+#include "harness/route_record.h"
+#include "kernels/empty.cuh"
+#include "kernels/gemm_step.h"
+#include "kernels/gemv_mma.cuh"
+#include "kernels/gemv_scalar.cuh"
+#include "kernels/native_sm120.h"
+#include "kernels/prefill_scalar.cuh"
+#include "kernels/prefill_vec8.cuh"
+
+namespace nvfp4 {
+namespace {
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+[[noreturn]] void bad(const std::string& what) { throw std::invalid_argument("run_matmul: " + what); }
+
+int64_t element_count(const TensorArg& t, const char* name) {
+  int64_t n = 1;
+  for (int64_t d : t.shape) n = checked_mul(n, d, name);
+  return n;
+}
+
+// Checks one tensor against the shape and type the contract gives it.
+void require(const char* name, const TensorArg& t, const std::vector<int64_t>& shape, ElemType type) {
+  if (t.shape != shape) {
+    bad(std::string(name) + ".shape = " + shape_text(t.shape) + ": expected " + shape_text(shape));
+  }
+  if (t.type != type) {
+    bad(std::string(name) + ".type = " + elem_type_name(t.type) + ": expected " + elem_type_name(type));
+  }
+  const int64_t elements = element_count(t, name);
+  if (elements > 0 && t.data == nullptr) {
+    bad(std::string(name) + ".data = null with " + std::to_string(elements) + " elements");
+  }
+}
+
+void require_rank(const char* name, const TensorArg& t, std::size_t rank) {
+  if (t.shape.size() != rank) {
+    bad(std::string(name) + ".shape = " + shape_text(t.shape) + ": expected rank " + std::to_string(rank));
+  }
+  for (int64_t d : t.shape) {
+    if (d < 0) bad(std::string(name) + ".shape = " + shape_text(t.shape) + ": negative dimension");
+  }
+}
+
+uint32_t address_mod(const void* p, uint32_t to) {
+  return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p) % to);
+}
+
+// Every element must sit at an address its type can be loaded from.
+void require_element_alignment(const char* name, const TensorArg& t, uint32_t bytes) {
+  if (t.data && address_mod(t.data, bytes) != 0) {
+    bad(std::string(name) + ".data = " + std::to_string(reinterpret_cast<uintptr_t>(t.data)) +
+        ": not aligned to its " + std::to_string(bytes) + "-byte elements");
+  }
+}
+
+void record_launch(const nvh::Backend& backend, const Decision& d, const Problem& p) {
+  nvh::LaunchRecord r;
+  r.op = "nvfp4_matmul";
+  r.route = route_name(d.route);
+  r.variant = d.variant;
+  r.reason = d.reason;
+  r.backend = backend.name();
+  r.arch = backend.arch();
+  r.attrs = {{"M", std::to_string(p.M)},
+             {"N", std::to_string(p.N)},
+             {"K", std::to_string(p.K)},
+             {"block_size", std::to_string(p.block_size)},
+             {"dtype", dtype_name(p.dtype)},
+             {"bias", p.has_bias ? "1" : "0"}};
+  nvh::RouteRecorder::global().record(std::move(r));
+}
+
+const float* global_scale_of(const MatmulArgs& a) { return static_cast<const float*>(a.weight_scale_2.data); }
+
+void run_empty(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) {
+  if (p.M == 0 || p.N == 0) return;  // Y has no elements: nothing to launch
+  const EmptyFill::Params params{static_cast<const uint16_t*>(a.bias.data), static_cast<uint16_t*>(a.Y.data),
+                                 p.M, p.N, half_kind(p.dtype)};
+  nvh::launch<EmptyFill>(backend, EmptyFill::shape(params), params);
+}
+
+void run_gemv_scalar(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) {
+  const GemvScalar::Params params{static_cast<const uint16_t*>(a.A.data),
+                                  static_cast<const uint8_t*>(a.B.data),
+                                  static_cast<const uint8_t*>(a.weight_scale.data),
+                                  global_scale_of(a),
+                                  static_cast<const uint16_t*>(a.bias.data),
+                                  static_cast<uint16_t*>(a.Y.data),
+                                  p.M, p.N, p.K,
+                                  half_kind(p.dtype)};
+  switch (gemv_scalar_rows_per_warp(p.N)) {
+    case 4: nvh::launch<GemvScalarRows<4>>(backend, GemvScalar::shape(params, 4), params); break;
+    case 2: nvh::launch<GemvScalarRows<2>>(backend, GemvScalar::shape(params, 2), params); break;
+    default: nvh::launch<GemvScalarRows<1>>(backend, GemvScalar::shape(params, 1), params); break;
+  }
+}
+
+void run_gemv_mma(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) {
+  const GemvMma::Params params{static_cast<const uint16_t*>(a.A.data),
+                               static_cast<const uint8_t*>(a.B.data),
+                               static_cast<const uint8_t*>(a.weight_scale.data),
+                               global_scale_of(a),
+                               static_cast<const uint16_t*>(a.bias.data),
+                               static_cast<uint16_t*>(a.Y.data),
+                               p.M, p.N, p.K,
+                               half_kind(p.dtype)};
+  nvh::launch<GemvMma>(backend, GemvMma::shape(params), params);
+}
+
+GemmStepArgs gemm_args(const MatmulArgs& a, const Problem& p, const void* scratch) {
+  return GemmStepArgs{a.A.data, scratch, a.bias.data, a.Y.data, p.M, p.N, p.K, p.dtype};
+}
+
+void dequant(nvh::Backend& backend, Route route, const MatmulArgs& a, const Problem& p, void* scratch) {
+  const auto* packed = static_cast<const uint8_t*>(a.B.data);
+  const auto* scales = static_cast<const uint8_t*>(a.weight_scale.data);
+  const int64_t scale_cols = ceil_div(p.K, p.block_size);
+  auto* out = static_cast<uint16_t*>(scratch);
+  if (route == Route::prefill_vec8) {
+    const DequantParams params{packed, scales, global_scale_of(a), out, p.N, p.K, p.block_size,
+                                     scale_cols, half_kind(p.dtype)};
+    nvh::launch<PrefillVec8>(backend, PrefillVec8::shape(params), params);
+  } else {
+    const PrefillScalar::Params params{packed, scales, global_scale_of(a), out, p.N, p.K, p.block_size,
+                                       scale_cols, ceil_div(p.K, 2), half_kind(p.dtype)};
+    nvh::launch<PrefillScalar>(backend, PrefillScalar::shape(params, backend.caps().multiprocessors), params);
+  }
+}
+
+bool is_prefill(Route r) { return r == Route::prefill_vec8 || r == Route::prefill_scalar; }
+
+}  // namespace
+
+RouteUnavailable::RouteUnavailable(Route route, std::string missing)
+    : std::runtime_error(std::string("route ") + route_name(route) + " is hardware-gated here: needs " + missing),
+      route_(route),
+      missing_(std::move(missing)) {}
+
+Problem describe_problem(const MatmulArgs& a) {
+  Problem p;
+  if (a.block_size <= 0) bad("block_size = " + std::to_string(a.block_size) + ": must be positive");
+  p.block_size = a.block_size;
+
+  require_rank("A", a.A, 2);
+  if (a.A.type != ElemType::fp16 && a.A.type != ElemType::bf16) {
+    bad(std::string("A.type = ") + elem_type_name(a.A.type) + ": expected fp16 or bf16");
+  }
+  p.dtype = a.A.type == ElemType::fp16 ? DType::fp16 : DType::bf16;
+  p.M = a.A.shape[0];
+  p.K = a.A.shape[1];
+  require("A", a.A, {p.M, p.K}, a.A.type);
+
+  require_rank("B", a.B, 2);
+  p.N = a.B.shape[0];
+  require("B", a.B, {p.N, ceil_div(p.K, 2)}, ElemType::e2m1x2);
+  require("weight_scale", a.weight_scale, {p.N, ceil_div(p.K, p.block_size)}, ElemType::e4m3);
+  if (a.weight_scale_2.shape.empty()) {
+    require("weight_scale_2", a.weight_scale_2, {}, ElemType::fp32);
+  } else {
+    require("weight_scale_2", a.weight_scale_2, {1}, ElemType::fp32);
+  }
+  if (a.weight_scale_2.data == nullptr) bad("weight_scale_2.data = null");
+  p.has_bias = a.bias.present();
+  if (p.has_bias) require("bias", a.bias, {p.N}, a.A.type);
+  require("Y", a.Y, {p.M, p.N}, a.A.type);
+  if (a.scratch.present()) require("scratch", a.scratch, {p.N, p.K}, a.A.type);
+
+  checked_mul(p.M, p.K, "run_matmul: M * K");
+  checked_mul(checked_mul(p.N, p.K, "run_matmul: N * K"), 2, "run_matmul: scratch bytes");
+  checked_mul(p.M, p.N, "run_matmul: M * N");
+  require_element_alignment("A", a.A, 2);
+  require_element_alignment("weight_scale_2", a.weight_scale_2, 4);
+  require_element_alignment("bias", a.bias, 2);
+  require_element_alignment("Y", a.Y, 2);
+  require_element_alignment("scratch", a.scratch, 2);
+  p.a_address_mod16 = address_mod(a.A.data, 16);
+  p.b_address_mod16 = address_mod(a.B.data, 16);
+  p.scratch_address_mod16 = a.scratch.present() ? address_mod(a.scratch.data, 16) : 0;
+  return p;
+}
+
+Caps device_caps(const nvh::Backend& backend) {
+  Caps caps;
+  caps.backend = backend.name();
+  if (backend.kind() == nvh::BackendKind::host) {
+    caps.sm = 90;
+    caps.native_fp4 = false;
+  } else {
+    caps.sm = backend.caps().sm();
+    caps.native_fp4 = native_fp4_available(backend);  // sm 10.x / 12.x in a CUDA build
+  }
+  return caps;
+}
+
+std::size_t scratch_bytes(const Problem& p) { return static_cast<std::size_t>(p.N * p.K) * 2; }
+
+void run_dequant(nvh::Backend& backend, Route route, const MatmulArgs& args, void* scratch) {
+  if (!is_prefill(route)) bad(std::string("run_dequant: route = ") + route_name(route) + ": not a prefill route");
+  const Problem p = describe_problem(args);
+  if (p.N == 0 || p.K == 0) return;
+  Problem with_scratch = p;
+  with_scratch.scratch_address_mod16 = address_mod(scratch, 16);
+  const std::string failure = route_precondition_failure(route, with_scratch, device_caps(backend));
+  if (!failure.empty()) bad(std::string("run_dequant: ") + route_name(route) + " refused: " + failure);
+  dequant(backend, route, args, p, scratch);
+}
+
+Decision run_matmul(nvh::Backend& backend, const MatmulArgs& args, const Options& options) {
+  const Problem p = describe_problem(args);
+  const Caps caps = device_caps(backend);
+  Decision d = select_route(p, caps, options);
+
+  if (d.route == Route::native_sm120) {
+    const std::string missing = native_sm120_missing_capability(caps);
+    if (!missing.empty()) throw RouteUnavailable(Route::native_sm120, missing);
+  }
+
+  nvh::Buffer own_scratch;
+  void* scratch = args.scratch.data;
+  if (is_prefill(d.route)) {
+    if (!scratch) {
+      own_scratch = nvh::Buffer(backend, scratch_bytes(p));
+      scratch = own_scratch.data();
+    }
+    d.variant += "+" + gemm_step_variant(backend, gemm_args(args, p, scratch));
+  }
+
+  switch (d.route) {
+    case Route::empty: run_empty(backend, args, p); break;
+    case Route::gemv_scalar: run_gemv_scalar(backend, args, p); break;
+    case Route::gemv_mma: run_gemv_mma(backend, args, p); break;
+    case Route::prefill_vec8:
+    case Route::prefill_scalar:
+      dequant(backend, d.route, args, p, scratch);
+      run_gemm_step(backend, gemm_args(args, p, scratch));
+      break;
+    case Route::native_sm120: run_native_sm120(backend, args, p); break;
+  }
+  if (own_scratch.data()) backend.synchronize();  // the scratch is freed on return
+  record_launch(backend, d, p);
+  return d;
+}
+
+}  // namespace nvfp4

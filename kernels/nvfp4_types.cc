@@ -1,0 +1,54 @@
+#include "kernels/nvfp4_types.h"
+
+#include <stdexcept>
+
+namespace nvfp4 {
+
+const char* dtype_name(DType t) { return t == DType::fp16 ? "fp16" : "bf16"; }
+
+std::optional<DType> parse_dtype(std::string_view name) {
+  if (name == "fp16") return DType::fp16;
+  if (name == "bf16") return DType::bf16;
+  return std::nullopt;
+}
+
+const char* elem_type_name(ElemType t) {
+  switch (t) {
+    case ElemType::fp16: return "fp16";
+    case ElemType::bf16: return "bf16";
+    case ElemType::fp32: return "fp32";
+    case ElemType::e2m1x2: return "e2m1x2";
+    case ElemType::e4m3: return "e4m3";
+  }
+  return "?";
+}
+
+const char* route_name(Route r) {
+  switch (r) {
+    case Route::empty: return "empty";
+    case Route::gemv_mma: return "gemv_mma";
+    case Route::gemv_scalar: return "gemv_scalar";
+    case Route::native_sm120: return "native_sm120";
+    case Route::prefill_vec8: return "prefill_vec8";
+    case Route::prefill_scalar: return "prefill_scalar";
+  }
+  return "?";
+}
+
+std::optional<Route> parse_route(std::string_view name) {
+  for (Route r : kAllRoutes) {
+    if (name == route_name(r)) return r;
+  }
+  return std::nullopt;
+}
+
+int64_t checked_mul(int64_t a, int64_t b, const char* what) {
+  int64_t out = 0;
+  if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &out)) {
+    throw std::invalid_argument(std::string(what) + ": " + std::to_string(a) + " * " +
+                                std::to_string(b) + " overflows a 64-bit element count");
+  }
+  return out;
+}
+
+}  // namespace nvfp4

@@ -1,0 +1,93 @@
+// The operator's vocabulary: element types, routes, the tensors it takes, and
+// what the dispatcher sees and decides. Semantics are DESIGN.md's.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/kernel_ctx.h"
+
+namespace nvfp4 {
+
+// The activation / output type of one operator call.
+enum class DType : uint8_t { fp16, bf16 };
+const char* dtype_name(DType t);
+std::optional<DType> parse_dtype(std::string_view name);
+inline nvh::HalfKind half_kind(DType t) {
+  return t == DType::fp16 ? nvh::HalfKind::fp16 : nvh::HalfKind::bf16;
+}
+
+// Element types of the operator's tensors.
+enum class ElemType : uint8_t { fp16, bf16, fp32, e2m1x2, e4m3 };
+const char* elem_type_name(ElemType t);
+inline ElemType elem_type(DType t) { return t == DType::fp16 ? ElemType::fp16 : ElemType::bf16; }
+
+// Routes in the dispatcher's order (DESIGN.md's table).
+enum class Route : uint8_t { empty, gemv_mma, gemv_scalar, native_sm120, prefill_vec8, prefill_scalar };
+inline constexpr std::array<Route, 6> kAllRoutes = {Route::empty,        Route::gemv_mma,
+                                                    Route::gemv_scalar,  Route::native_sm120,
+                                                    Route::prefill_vec8, Route::prefill_scalar};
+const char* route_name(Route r);
+std::optional<Route> parse_route(std::string_view name);
+
+// A tensor argument: backend memory plus the shape and type the caller claims
+// for it; the operator checks the claims before touching the memory.
+struct TensorArg {
+  void* data = nullptr;
+  std::vector<int64_t> shape;
+  ElemType type = ElemType::fp16;
+  bool present() const { return data != nullptr || !shape.empty(); }
+};
+
+// One call of MatMulBlockQuantizedFp4Weight: Y = A * W^T (+ bias).
+struct MatmulArgs {
+  TensorArg A;               // [M, K] fp16/bf16
+  TensorArg B;               // [N, ceil(K/2)] packed E2M1, low nibble = even k
+  TensorArg weight_scale;    // [N, ceil(K/block_size)] E4M3
+  TensorArg weight_scale_2;  // [] or [1] fp32, in backend memory
+  TensorArg bias;            // optional [N], A's type
+  TensorArg Y;               // [M, N], A's type
+  TensorArg scratch;         // optional [N, K] of A's type: the prefill routes' dequant target
+  int64_t block_size = 16;
+};
+
+// What the dispatcher sees of a call.
+struct Problem {
+  int64_t M = 0, N = 0, K = 0, block_size = 16;
+  DType dtype = DType::fp16;
+  bool has_bias = false;
+  // Addresses modulo 16 (the widest vector access any route makes).
+  uint32_t a_address_mod16 = 0;
+  uint32_t b_address_mod16 = 0;
+  uint32_t scratch_address_mod16 = 0;
+};
+
+// What the dispatcher knows of the device.
+struct Caps {
+  int sm = 0;                  // compute capability as 10*major + minor
+  bool native_fp4 = false;     // block-scaled FP4 matmul (cuBLASLt) usable on this device
+  std::string backend = "host";
+};
+
+struct Options {
+  std::optional<Route> force_route;
+  bool native_opt_in = false;
+  std::optional<Caps> simulated_caps;  // decide as if on this device (dispatch tests)
+};
+
+struct Decision {
+  Route route = Route::empty;
+  std::string variant;  // e.g. gemv_scalar's rows per warp: "rows4"
+  std::string reason;   // a stable code naming the predicate that decided (dispatch.h)
+  std::string detail;   // the same in words, with the values that decided
+};
+
+// Elements and bytes, with overflow checks (std::invalid_argument naming `what`).
+int64_t checked_mul(int64_t a, int64_t b, const char* what);
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace nvfp4
