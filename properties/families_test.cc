@@ -1,0 +1,77 @@
+// The property suites: each family's boundary examples, then its random cases
+// through RapidCheck (shrinking to a minimal failing shape, printing the case
+// name and the RC_PARAMS reproduce string), then the family's route targets.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/backend.h"
+#include "harness/route_record.h"
+#include "properties/families.h"
+#include "properties/verify_case.h"
+
+namespace nvfp4 {
+namespace {
+
+struct Param {
+  std::string family, backend;
+};
+
+std::vector<Param> params() {
+  std::vector<Param> out;
+  for (const Family& f : all_families()) {
+    out.push_back({f.name, "host"});
+#if defined(NVH_HAVE_CUDA)
+    out.push_back({f.name, "cuda"});
+#endif
+  }
+  return out;
+}
+
+class FamilyProperties : public ::testing::TestWithParam<Param> {
+ protected:
+  void SetUp() override {
+    family_ = find_family(GetParam().family);
+    ASSERT_NE(family_, nullptr);
+    if (GetParam().backend == "host") {
+      backend_ = nvh::make_host_backend();
+      return;
+    }
+    const std::string why = nvh::cuda_unavailable_reason();
+    if (!why.empty()) GTEST_SKIP() << "cuda backend: " << why;
+    backend_ = nvh::make_cuda_backend();
+  }
+  const Family* family_ = nullptr;
+  std::unique_ptr<nvh::Backend> backend_;
+};
+
+TEST_P(FamilyProperties, BoundaryExamplesThenRandomCasesHold) {
+  const Family& f = *family_;
+  for (const CaseSpec& spec : f.examples) {
+    nvh::RecordContext context(f.name, spec.name());
+    const CaseVerdict v = verify_case(*backend_, spec);
+    EXPECT_EQ(outcome_name(v.outcome), std::string("OK")) << spec.name() << ": " << v.detail;
+  }
+
+  std::vector<Route> taken;
+  const bool held = rc::check(f.name + " on " + GetParam().backend, [&] {
+    const CaseSpec spec = *f.random;
+    nvh::RecordContext context(f.name, spec.name());
+    const CaseVerdict v = verify_case(*backend_, spec);
+    RC_ASSERT(v.outcome == Outcome::ok || (RC_LOG() << spec.name() << ": " << v.detail, false));
+    taken.push_back(*parse_route(v.route));
+  });
+  EXPECT_TRUE(held) << "see RapidCheck's counterexample and RC_PARAMS reproduce string above";
+  if (held) {
+    EXPECT_EQ(check_targets(f, taken), "");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, FamilyProperties, ::testing::ValuesIn(params()),
+                         [](const auto& info) { return info.param.family + "_" + info.param.backend; });
+
+}  // namespace
+}  // namespace nvfp4

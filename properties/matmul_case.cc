@@ -1,0 +1,276 @@
+#include "properties/matmul_case.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <sstream>
+
+#include "harness/sha256.h"
+#include "kernels/nvfp4_matmul.h"
+#include "reference/dequant.h"
+#include "reference/e4m3.h"
+#include "reference/exactness.h"
+#include "reference/float16.h"
+#include "reference/gemm.h"
+#include "reference/packing.h"
+
+namespace nvfp4 {
+namespace {
+
+ref::Half ref_half(DType t) { return t == DType::fp16 ? ref::Half::fp16 : ref::Half::bf16; }
+
+// Seeds the generator from everything that names the case, so two cases that
+// differ only in shape still get unrelated data.
+std::mt19937_64 rng_for(const CaseSpec& s) {
+  std::seed_seq seq{static_cast<uint64_t>(s.seed), static_cast<uint64_t>(s.M), static_cast<uint64_t>(s.N),
+                    static_cast<uint64_t>(s.K), static_cast<uint64_t>(s.block_size),
+                    static_cast<uint64_t>(s.dtype), static_cast<uint64_t>(s.exact)};
+  return std::mt19937_64(seq);
+}
+
+std::vector<uint16_t> random_halves(std::mt19937_64& rng, int64_t count, double lo, double hi, ref::Half kind) {
+  std::uniform_real_distribution<double> u(lo, hi);
+  std::vector<uint16_t> out(static_cast<std::size_t>(count));
+  for (auto& v : out) v = ref::round_to_half(u(rng), kind);
+  return out;
+}
+
+std::vector<uint16_t> random_integers(std::mt19937_64& rng, int64_t count, int lo, int hi, ref::Half kind) {
+  std::uniform_int_distribution<int> u(lo, hi);
+  std::vector<uint16_t> out(static_cast<std::size_t>(count));
+  for (auto& v : out) v = ref::round_to_half(u(rng), kind);
+  return out;
+}
+
+// Gaussian weights whose blocks span several binades, so the E4M3 block
+// scales differ from block to block.
+ref::QuantizedWeight random_weight(std::mt19937_64& rng, const CaseSpec& s) {
+  std::normal_distribution<float> normal(0.f, 1.f);
+  std::uniform_int_distribution<int> binade(-3, 3);
+  std::vector<float> W(static_cast<std::size_t>(s.N * s.K));
+  for (int64_t n = 0; n < s.N; ++n) {
+    float block_gain = 1.f;
+    for (int64_t k = 0; k < s.K; ++k) {
+      if (k % s.block_size == 0) block_gain = std::ldexp(1.f, binade(rng));
+      W[n * s.K + k] = normal(rng) * block_gain;
+    }
+  }
+  return ref::quantize_nvfp4(W.data(), s.N, s.K, s.block_size);
+}
+
+// Exact mode: random codes, power-of-two block scales in [2^-2, 2^2] and
+// weight_scale_2 = 2^-2, so every weight and product sits on a 2^-5 grid.
+ref::QuantizedWeight exact_weight(std::mt19937_64& rng, const CaseSpec& s) {
+  std::uniform_int_distribution<int> code(0, 15), exponent(-2, 2);
+  std::vector<uint8_t> codes(static_cast<std::size_t>(s.N * s.K));
+  for (auto& c : codes) c = static_cast<uint8_t>(code(rng));
+  ref::QuantizedWeight q;
+  q.N = s.N;
+  q.K = s.K;
+  q.block_size = s.block_size;
+  q.packed = ref::pack_e2m1_rows(codes, s.N, s.K);
+  q.scales.resize(static_cast<std::size_t>(s.N * ref::scale_blocks_per_row(s.K, s.block_size)));
+  for (auto& b : q.scales) b = ref::float_to_e4m3(std::ldexp(1.f, exponent(rng)));
+  q.global_scale = 0.25f;
+  return q;
+}
+
+// One ulp of the output type at |x|: the output is rounded from fp32 once
+// more after the fp32 sum, so one whole ulp covers both roundings.
+double output_ulp(double x, DType t) {
+  const int mantissa_bits = t == DType::fp16 ? 10 : 7;
+  const int min_exponent = t == DType::fp16 ? -14 : -126;
+  const int e = x == 0 ? min_exponent : std::max(min_exponent, std::ilogb(x));
+  return std::ldexp(1.0, e - mantissa_bits);
+}
+
+std::string at(int64_t m, int64_t n) { return "Y[" + std::to_string(m) + "," + std::to_string(n) + "]"; }
+
+bool is_decode(Route r) { return r == Route::gemv_mma || r == Route::gemv_scalar; }
+
+}  // namespace
+
+std::string CaseSpec::name() const {
+  std::ostringstream o;
+  o << dtype_name(dtype) << "_M" << M << "_N" << N << "_K" << K << "_bs" << block_size;
+  if (bias) o << "_bias";
+  if (exact) o << "_exact";
+  if (a_offset) o << "_offA" << a_offset;
+  if (b_offset) o << "_offB" << b_offset;
+  if (scratch_offset) o << "_offS" << scratch_offset;
+  if (options.force_route) o << "_force-" << route_name(*options.force_route);
+  if (options.native_opt_in) o << "_native";
+  if (options.simulated_caps) o << "_sm" << options.simulated_caps->sm;
+  o << "_s" << seed;
+  return o.str();
+}
+
+// A test over all-zero data proves nothing: the first activation and the first
+// weight code are made nonzero whatever the draw gave.
+void ensure_nonzero(CaseInputs& in, ref::Half kind) {
+  if (!in.A.empty() && (in.A[0] & 0x7FFF) == 0) in.A[0] = ref::round_to_half(1.0, kind);
+  if (!in.W.packed.empty() && (in.W.packed[0] & 0x7) == 0) {
+    in.W.packed[0] = static_cast<uint8_t>((in.W.packed[0] & 0xF0) | 0x2);  // code 2 = +1.0
+  }
+  if (!in.W.scales.empty() && (in.W.scales[0] & 0x7F) == 0) in.W.scales[0] = ref::float_to_e4m3(1.0f);
+}
+
+CaseInputs make_inputs(const CaseSpec& s) {
+  auto rng = rng_for(s);
+  const ref::Half kind = ref_half(s.dtype);
+  CaseInputs in;
+  if (s.exact) {
+    in.A = random_integers(rng, s.M * s.K, -3, 3, kind);
+    in.W = exact_weight(rng, s);
+    if (s.bias) in.bias = random_integers(rng, s.N, -4, 4, kind);
+  } else {
+    in.A = random_halves(rng, s.M * s.K, -2.0, 2.0, kind);
+    in.W = random_weight(rng, s);
+    if (s.bias) in.bias = random_halves(rng, s.N, -1.0, 1.0, kind);
+  }
+  ensure_nonzero(in, kind);
+  return in;
+}
+
+CaseRun run_case(nvh::Backend& backend, const CaseSpec& s, const CaseInputs& in) {
+  const std::size_t a_bytes = in.A.size() * 2, y_bytes = static_cast<std::size_t>(s.M * s.N) * 2;
+  const std::size_t scratch_bytes = static_cast<std::size_t>(s.N * s.K) * 2;
+  nvh::GuardedBuffer A(backend, a_bytes, s.a_offset), B(backend, in.W.packed.size(), s.b_offset);
+  nvh::GuardedBuffer Y(backend, y_bytes), scratch(backend, scratch_bytes, s.scratch_offset);
+  nvh::Buffer scales(backend, in.W.scales.size()), g(backend, sizeof(float)), bias(backend, in.bias.size() * 2);
+  A.upload(in.A);
+  B.upload(in.W.packed);
+  scales.upload(in.W.scales);
+  g.upload(&in.W.global_scale, sizeof(float));
+  bias.upload(in.bias);
+  // Poison: all-ones bytes are NaN in fp16 and bf16, so an element the
+  // operator never wrote cannot pass for a result.
+  backend.fill(Y.data(), 0xFF, y_bytes);
+  backend.fill(scratch.data(), 0xFF, scratch_bytes);
+
+  const ElemType t = elem_type(s.dtype);
+  MatmulArgs args;
+  args.A = {A.data(), {s.M, s.K}, t};
+  args.B = {B.data(), {s.N, ceil_div(s.K, 2)}, ElemType::e2m1x2};
+  args.weight_scale = {scales.data(), {s.N, ceil_div(s.K, s.block_size)}, ElemType::e4m3};
+  args.weight_scale_2 = {g.data(), {}, ElemType::fp32};
+  if (s.bias) args.bias = {bias.data(), {s.N}, t};
+  args.Y = {Y.data(), {s.M, s.N}, t};
+  args.scratch = {scratch.data(), {s.N, s.K}, t};
+  args.block_size = s.block_size;
+
+  CaseRun run;
+  run.decision = run_matmul(backend, args, s.options);
+  backend.synchronize();
+  run.Y = Y.download_as<uint16_t>(static_cast<std::size_t>(s.M * s.N));
+  if (run.decision.route == Route::prefill_vec8 || run.decision.route == Route::prefill_scalar) {
+    run.scratch = scratch.download_as<uint16_t>(static_cast<std::size_t>(s.N * s.K));
+  }
+  run.damaged_guard_bytes = A.damaged_guard_bytes() + B.damaged_guard_bytes() + Y.damaged_guard_bytes() +
+                            scratch.damaged_guard_bytes();
+  run.y_sha256 = nvh::tensor_sha256(dtype_name(s.dtype), {s.M, s.N}, run.Y.data(), run.Y.size() * 2);
+  return run;
+}
+
+Oracle make_oracle(const CaseSpec& s, const CaseInputs& in) {
+  const ref::Half kind = ref_half(s.dtype);
+  Oracle o;
+  o.W = ref::dequantize(in.W, kind);
+  const uint16_t* bias = in.bias.empty() ? nullptr : in.bias.data();
+  o.y64 = ref::gemm_fp64(in.A.data(), o.W.data(), bias, s.M, s.N, s.K, kind);
+  o.y_rounded = ref::round_output(o.y64, kind);
+  const ref::ExactnessReport r = ref::analyze_exactness(in.A.data(), o.W.data(), bias, s.M, s.N, s.K, kind);
+  o.exact = r.exact;
+  o.exact_why = r.why;
+  return o;
+}
+
+std::string check_scratch(const CaseRun& run, const Oracle& o) {
+  if (run.scratch.empty()) return "";
+  if (run.scratch.size() != o.W.size()) return "scratch has " + std::to_string(run.scratch.size()) + " elements, reference " + std::to_string(o.W.size());
+  if (std::memcmp(run.scratch.data(), o.W.data(), o.W.size() * 2) == 0) return "";
+  std::size_t mismatches = 0, first = 0;
+  for (std::size_t i = 0; i < o.W.size(); ++i) {
+    if (run.scratch[i] != o.W[i] && mismatches++ == 0) first = i;
+  }
+  std::ostringstream msg;
+  msg << mismatches << " scratch elements differ from the reference dequant; first at flat index " << first
+      << ": got 0x" << std::hex << run.scratch[first] << ", expected 0x" << o.W[first];
+  return msg.str();
+}
+
+// |y - y64| <= ulp(y64) + (K + 2) * 2^-23 * S (+ u_w * S + K * w_tiny * max|a| on the GEMV routes),
+// S = sum_k |a_k w_k| + |bias|:
+//   * ulp(y64): the final rounding to fp16/bf16 (after fp32), one ulp for the two roundings;
+//   * (K + 2) * 2^-23 * S: fp32 accumulation in any order, each add off by at most one fp32
+//     ulp (2^-23 relative, which also covers tensor cores that truncate rather than round),
+//     plus the bias add and the weight_scale_2 multiply;
+//   * the GEMV routes use e2m1 * e4m3 * weight_scale_2 unrounded where the reference uses the
+//     dequantized (rounded) weight: u_w = 2^-11 (fp16) or 2^-8 (bf16) relative, and
+//     w_tiny = half the smallest subnormal spacing (2^-25 fp16) absolute per weight.
+std::string check_output_bound(const CaseSpec& s, const CaseInputs& in, const CaseRun& run, const Oracle& o) {
+  const ref::Half kind = ref_half(s.dtype);
+  const bool decode = is_decode(run.decision.route);
+  const double u_w = s.dtype == DType::fp16 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -8);
+  const double w_tiny = s.dtype == DType::fp16 ? std::ldexp(1.0, -25) : std::ldexp(1.0, -134);
+  for (int64_t m = 0; m < s.M; ++m) {
+    for (int64_t n = 0; n < s.N; ++n) {
+      double S = in.bias.empty() ? 0.0 : std::fabs(ref::half_to_double(in.bias[n], kind));
+      double a_abs = 0;
+      for (int64_t k = 0; k < s.K; ++k) {
+        const double a = std::fabs(ref::half_to_double(in.A[m * s.K + k], kind));
+        S += a * std::fabs(ref::half_to_double(o.W[n * s.K + k], kind));
+        a_abs += a;
+      }
+      const double ref_y = o.y64[m * s.N + n];
+      double bound = output_ulp(std::fabs(ref_y), s.dtype) + (s.K + 2) * std::ldexp(S, -23);
+      if (decode) bound += u_w * S + w_tiny * a_abs;
+      const uint16_t bits = run.Y[m * s.N + n];
+      const double got = ref::half_to_double(bits, kind);
+      const double err = std::fabs(got - ref_y);
+      if (!(err <= bound)) {  // also catches NaN (unwritten poison)
+        std::ostringstream msg;
+        msg << at(m, n) << " = " << got << " (0x" << std::hex << bits << std::dec << "), fp64 reference " << ref_y
+            << ": error " << err << " exceeds the bound " << bound;
+        return msg.str();
+      }
+    }
+  }
+  return "";
+}
+
+std::string check_output_exact(const CaseRun& run, const Oracle& o) {
+  if (!o.exact) return "the case is not exact: " + o.exact_why;
+  if (run.Y.size() == o.y_rounded.size() &&
+      std::memcmp(run.Y.data(), o.y_rounded.data(), run.Y.size() * 2) == 0) {
+    return "";
+  }
+  for (std::size_t i = 0; i < run.Y.size(); ++i) {
+    if (run.Y[i] != o.y_rounded[i]) {
+      std::ostringstream msg;
+      msg << "output element " << i << " is 0x" << std::hex << run.Y[i] << ", the rounded exact sum is 0x"
+          << o.y_rounded[i];
+      return msg.str();
+    }
+  }
+  return "output has " + std::to_string(run.Y.size()) + " elements, reference " + std::to_string(o.y_rounded.size());
+}
+
+std::string check_guards(const CaseRun& run) {
+  if (run.damaged_guard_bytes == 0) return "";
+  return std::to_string(run.damaged_guard_bytes) + " guard bytes around the buffers were overwritten";
+}
+
+std::string check_nonzero(const CaseSpec& s, const CaseInputs& in, const CaseRun& run, const Oracle& o) {
+  if (s.M == 0 || s.N == 0 || s.K == 0) return "";
+  const auto any = [](const auto& v, auto pred) { return std::any_of(v.begin(), v.end(), pred); };
+  const auto nonzero_half = [](uint16_t b) { return (b & 0x7FFF) != 0; };
+  if (!any(in.A, nonzero_half)) return "A is all zero";
+  if (!any(o.W, nonzero_half)) return "W is all zero";
+  // A zero output is only right where the exact answer is zero everywhere too.
+  if (!any(run.Y, nonzero_half) && any(o.y64, [](double y) { return y != 0.0; })) return "Y is all zero";
+  return "";
+}
+
+}  // namespace nvfp4

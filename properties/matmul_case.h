@@ -1,0 +1,75 @@
+// One operator test case, end to end: a spec whose name() is its identity
+// (test name, manifest key, CLI filter), inputs built from it, a run on a
+// backend with guard bytes around every output, and the checks against the
+// reference oracle.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/backend.h"
+#include "kernels/nvfp4_types.h"
+#include "reference/quantize.h"
+
+namespace nvfp4 {
+
+struct CaseSpec {
+  std::string family = "adhoc";
+  int64_t M = 1, N = 1, K = 16, block_size = 16;
+  DType dtype = DType::fp16;
+  bool bias = false;
+  // Exact mode: small-integer activations, power-of-two scales, so every fp32
+  // partial sum is exact and every route must give the same bits.
+  bool exact = false;
+  // Bytes the A, B and scratch payloads sit past a 256-byte boundary.
+  uint32_t a_offset = 0, b_offset = 0, scratch_offset = 0;
+  uint64_t seed = 1;
+  Options options;
+
+  // "fp16_M9_N64_K128_bs16[_bias][_exact][_offA2_offB1_offS4][_force-x][_native][_sm120]_s1"
+  std::string name() const;
+};
+
+struct CaseInputs {
+  std::vector<uint16_t> A;     // [M, K]
+  ref::QuantizedWeight W;      // packed B, weight_scale, weight_scale_2
+  std::vector<uint16_t> bias;  // [N] or empty
+};
+
+// Deterministic in the spec (seed included).
+CaseInputs make_inputs(const CaseSpec& spec);
+
+struct CaseRun {
+  Decision decision;
+  std::vector<uint16_t> Y;        // [M, N]
+  std::vector<uint16_t> scratch;  // [N, K] for the prefill routes, else empty
+  std::size_t damaged_guard_bytes = 0;
+  std::string y_sha256;           // tensor digest of Y (dtype, shape, bytes)
+};
+
+// Uploads the inputs, runs the operator once, downloads Y (and the scratch).
+// Throws what run_matmul throws.
+CaseRun run_case(nvh::Backend& backend, const CaseSpec& spec, const CaseInputs& inputs);
+
+// The checks. Each returns "" when it holds, else what failed, with values.
+struct Oracle {
+  std::vector<uint16_t> W;  // reference dequant [N, K]
+  std::vector<double> y64;  // reference fp64 output (with W)
+  std::vector<uint16_t> y_rounded;
+  bool exact = false;       // analyze_exactness on (A, W, bias)
+  std::string exact_why;
+};
+Oracle make_oracle(const CaseSpec& spec, const CaseInputs& inputs);
+
+std::string check_scratch(const CaseRun& run, const Oracle& oracle);
+std::string check_output_bound(const CaseSpec& spec, const CaseInputs& inputs, const CaseRun& run,
+                               const Oracle& oracle);
+std::string check_output_exact(const CaseRun& run, const Oracle& oracle);
+std::string check_guards(const CaseRun& run);
+// Inputs must not be all zero (a zero comparison proves nothing), nor the
+// output where the reference is not.
+std::string check_nonzero(const CaseSpec& spec, const CaseInputs& inputs, const CaseRun& run, const Oracle& oracle);
+
+}  // namespace nvfp4

@@ -1,0 +1,130 @@
+#include "properties/verify_case.h"
+
+#include <string>
+#include <vector>
+
+#include "kernels/dispatch.h"
+#include "kernels/nvfp4_matmul.h"
+#include "properties/route_oracle.h"
+
+namespace nvfp4 {
+namespace {
+
+CaseVerdict failed(CaseVerdict v, const std::string& property, const std::string& what) {
+  v.outcome = Outcome::fail;
+  v.detail = "(" + property + ") " + what;
+  return v;
+}
+
+// The first failing check among (a), (b), (c) for one run, or "".
+std::string first_problem(const CaseSpec& spec, const CaseInputs& in, const Oracle& oracle, const CaseRun& run,
+                          const ExpectedRoute& expected, std::string* property) {
+  if (run.decision.route != expected.route || run.decision.reason != expected.reason) {
+    *property = "a";
+    return std::string("took ") + route_name(run.decision.route) + " (" + run.decision.reason + "), DESIGN.md's table says " +
+           route_name(expected.route) + " (" + expected.reason + "): " + run.decision.detail;
+  }
+  *property = "b";
+  if (std::string e = check_scratch(run, oracle); !e.empty()) return e;
+  *property = "c";
+  if (std::string e = check_guards(run); !e.empty()) return e;
+  if (std::string e = check_nonzero(spec, in, run, oracle); !e.empty()) return e;
+  if (std::string e = check_output_bound(spec, in, run, oracle); !e.empty()) return e;
+  return "";
+}
+
+// The routes other than `taken` that could run this case if forced.
+std::vector<Route> other_routes_accepting(const CaseSpec& spec, nvh::Backend& backend, Route taken) {
+  Problem p;
+  p.M = spec.M;
+  p.N = spec.N;
+  p.K = spec.K;
+  p.block_size = spec.block_size;
+  p.dtype = spec.dtype;
+  p.has_bias = spec.bias;
+  p.a_address_mod16 = spec.a_offset % 16;
+  p.b_address_mod16 = spec.b_offset % 16;
+  p.scratch_address_mod16 = spec.scratch_offset % 16;
+  const Caps caps = device_caps(backend);
+  std::vector<Route> out;
+  for (Route r : kAllRoutes) {
+    if (r == taken || r == Route::empty || r == Route::native_sm120) continue;
+    if (route_precondition_failure(r, p, caps).empty()) out.push_back(r);
+  }
+  return out;
+}
+
+// The same case with only a forced route: no opt-ins, no simulated device.
+CaseSpec forced(CaseSpec spec, Route r) {
+  Options only_forced;
+  only_forced.force_route = r;
+  spec.options = only_forced;
+  return spec;
+}
+
+}  // namespace
+
+const char* outcome_name(Outcome o) {
+  switch (o) {
+    case Outcome::ok: return "OK";
+    case Outcome::fail: return "FAIL";
+    case Outcome::not_supported: return "NOT_SUPPORTED";
+    case Outcome::skipped: return "SKIPPED";
+  }
+  return "?";
+}
+
+CaseVerdict verify_case(nvh::Backend& backend, const CaseSpec& spec) {
+  CaseVerdict v;
+  const ExpectedRoute expected = expected_route(spec, device_caps(backend));
+  const CaseInputs in = make_inputs(spec);
+  const Oracle oracle = make_oracle(spec, in);
+
+  CaseRun run;
+  try {
+    run = run_case(backend, spec, in);
+  } catch (const RouteUnavailable& e) {
+    v.outcome = Outcome::not_supported;
+    v.route = route_name(e.route());
+    v.detail = e.what();
+    return v;
+  }
+  v.route = route_name(run.decision.route);
+  v.reason = run.decision.reason;
+  v.y_sha256 = run.y_sha256;
+
+  std::string property;
+  if (std::string e = first_problem(spec, in, oracle, run, expected, &property); !e.empty()) {
+    return failed(v, property, e);
+  }
+
+  // (f) the same bits again.
+  if (const CaseRun again = run_case(backend, spec, in); again.y_sha256 != run.y_sha256) {
+    return failed(v, "f", "a second run gave " + again.y_sha256 + ", the first " + run.y_sha256);
+  }
+
+  // (e) the scalar dequant must produce the very scratch the vectorized one did.
+  if (run.decision.route == Route::prefill_vec8) {
+    const CaseRun scalar = run_case(backend, forced(spec, Route::prefill_scalar), in);
+    if (scalar.y_sha256 != run.y_sha256) {
+      return failed(v, "e", "prefill_scalar gave " + scalar.y_sha256 + ", prefill_vec8 " + run.y_sha256);
+    }
+  }
+
+  // (d) exact mode: the exact answer, from every route that accepts the shape.
+  if (spec.exact && oracle.exact) {
+    if (std::string e = check_output_exact(run, oracle); !e.empty()) return failed(v, "d", e);
+    for (Route r : other_routes_accepting(spec, backend, run.decision.route)) {
+      const CaseRun other = run_case(backend, forced(spec, r), in);
+      if (other.y_sha256 != run.y_sha256) {
+        return failed(v, "d", std::string(route_name(r)) + " gave " + other.y_sha256 + ", " + v.route + " " +
+                                  run.y_sha256);
+      }
+    }
+  } else if (spec.exact) {
+    return failed(v, "d", "the exact-mode inputs are not exact: " + oracle.exact_why);
+  }
+  return v;
+}
+
+}  // namespace nvfp4

@@ -1,0 +1,34 @@
+// Every property a single case must satisfy, run in one place so the
+// RapidCheck suites and `nvfp4-harness verify` check exactly the same things:
+//   (a) the route taken is the one DESIGN.md's table promises (route_oracle.h);
+//   (b) the dequant scratch equals the reference dequant, bit for bit;
+//   (c) the output is within the stated bound of the fp64 reference, and
+//       neither inputs nor output are all zero; no guard byte is touched;
+//   (d) exact mode: the output is the rounded exact sum, and every other route
+//       that accepts the shape (forced) gives the same SHA-256;
+//   (e) forcing prefill_scalar where prefill_vec8 ran gives the same SHA-256;
+//   (f) a second run gives the same SHA-256.
+#pragma once
+
+#include <string>
+
+#include "harness/backend.h"
+#include "properties/matmul_case.h"
+
+namespace nvfp4 {
+
+// The four outcomes of a case; a waiver is never a pass.
+enum class Outcome { ok, fail, not_supported, skipped };
+const char* outcome_name(Outcome o);
+
+struct CaseVerdict {
+  Outcome outcome = Outcome::ok;
+  std::string route;      // as taken (recorded)
+  std::string reason;
+  std::string detail;     // what failed, or why not supported / skipped
+  std::string y_sha256;   // the output digest of the natural route
+};
+
+CaseVerdict verify_case(nvh::Backend& backend, const CaseSpec& spec);
+
+}  // namespace nvfp4
