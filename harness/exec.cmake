@@ -2,7 +2,8 @@
 # backends. With NVFP4_ENABLE_CUDA it also holds the CUDA backend.
 add_library(harness_exec
   ${CMAKE_CURRENT_LIST_DIR}/host_executor.cc
-  ${CMAKE_CURRENT_LIST_DIR}/backend.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/backend.cc
+  ${CMAKE_CURRENT_LIST_DIR}/gpu_timing.cc)
 target_include_directories(harness_exec PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(harness_exec PUBLIC cuda_headers Boost::context Threads::Threads)
 if(NVFP4_ENABLE_CUDA)
@@ -16,4 +17,5 @@ nvfp4_add_gtest(harness_exec_tests
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/host_executor_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/backend_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/gpu_timing_test.cc
   LIBS harness_exec)

@@ -40,18 +40,6 @@ constexpr long long kHoldCycles = 40'000'000;  // ~20 ms at 2 GHz; queuing 100s 
 
 }  // namespace
 
-TimingStats summarize(std::vector<double> us) {
-  TimingStats s;
-  if (us.empty()) return s;
-  std::sort(us.begin(), us.end());
-  s.launches = static_cast<int>(us.size());
-  s.min_us = us.front();
-  s.max_us = us.back();
-  const std::size_t n = us.size();
-  s.median_us = n % 2 ? us[n / 2] : (us[n / 2 - 1] + us[n / 2]) / 2;
-  return s;
-}
-
 TimingStats time_launches(Backend& backend, int warmup, int reps, const std::function<void(int)>& launch) {
   CudaBackend& gpu = gpu_of(backend);
   for (int i = 0; i < warmup; ++i) launch(i);

@@ -1,0 +1,45 @@
+// `nvfp4-harness bench`: every route at the shapes that matter, timed against
+// the hardware. One run measures both the device-to-device copy ceiling and
+// the kernels, so each "share of the ceiling" compares like with like.
+//   per case: median time over >= 100 launches after warm-up, inputs rotated
+//   over enough sets that the 60 MB L2 cannot serve them, the bytes the
+//   kernel must move and their share of the copy ceiling, TFLOP/s for GEMMs.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "harness/backend.h"
+
+namespace nvfp4 {
+
+struct BenchOptions {
+  int warmup = 10;
+  int reps = 100;
+  std::vector<std::string> groups;  // empty: all ("prefill", "decode", "sweep")
+  std::string json_path = "out/bench/bench.json";
+};
+
+struct BenchRow {
+  std::string group, name, what;  // what: dequant, gemm, prefill_e2e, gemv, ...
+  int64_t M = 0, N = 0, K = 0;
+  double median_us = 0, min_us = 0, max_us = 0;
+  double bytes = 0, flops = 0;
+  int launches = 0, input_sets = 0;
+};
+
+struct BenchReport {
+  double copy_bytes_per_s = 0;
+  std::string device;
+  std::vector<BenchRow> rows;
+};
+
+// Throws std::invalid_argument when the backend is not a GPU.
+BenchReport run_bench(nvh::Backend& backend, const BenchOptions& options, std::ostream& progress);
+
+std::string render_bench_table(const BenchReport& report);
+std::string render_bench_json(const BenchReport& report);
+
+}  // namespace nvfp4
