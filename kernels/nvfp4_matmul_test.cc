@@ -1,0 +1,354 @@
+// The operator on every backend this build has, against the reference.
+#include "kernels/nvfp4_matmul.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "properties/matmul_case.h"
+
+namespace nvfp4 {
+namespace {
+
+std::vector<std::string> backend_names() {
+#if defined(NVH_HAVE_CUDA)
+  return {"host", "cuda"};
+#else
+  return {"host"};
+#endif
+}
+
+// Gives each test its backend, or skips (saying why) where the GPU is absent.
+class OnBackend : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "host") {
+      backend_ = nvh::make_host_backend();
+      return;
+    }
+    const std::string why = nvh::cuda_unavailable_reason();
+    if (!why.empty()) GTEST_SKIP() << "cuda backend: " << why;
+    backend_ = nvh::make_cuda_backend();
+  }
+  nvh::Backend& backend() { return *backend_; }
+  std::unique_ptr<nvh::Backend> backend_;
+};
+
+// Runs one case and every check that applies; returns the run.
+CaseRun run_and_check(nvh::Backend& backend, const CaseSpec& spec, Route expected) {
+  const CaseInputs in = make_inputs(spec);
+  const Oracle oracle = make_oracle(spec, in);
+  const CaseRun run = run_case(backend, spec, in);
+  EXPECT_EQ(route_name(run.decision.route), std::string(route_name(expected))) << spec.name() << ": " << run.decision.detail;
+  EXPECT_EQ(check_scratch(run, oracle), "") << spec.name();
+  EXPECT_EQ(check_output_bound(spec, in, run, oracle), "") << spec.name();
+  EXPECT_EQ(check_guards(run), "") << spec.name();
+  EXPECT_EQ(check_nonzero(spec, in, run, oracle), "") << spec.name();
+  if (spec.exact) {
+    EXPECT_EQ(check_output_exact(run, oracle), "") << spec.name();
+  }
+  return run;
+}
+
+CaseSpec spec(int64_t M, int64_t N, int64_t K, int64_t bs, DType t = DType::fp16, bool bias = false) {
+  CaseSpec s;
+  s.M = M;
+  s.N = N;
+  s.K = K;
+  s.block_size = bs;
+  s.dtype = t;
+  s.bias = bias;
+  return s;
+}
+
+TEST_P(OnBackend, PrefillVec8MatchesTheReference) {
+  for (DType t : {DType::fp16, DType::bf16}) {
+    run_and_check(backend(), spec(9, 64, 128, 16, t, true), Route::prefill_vec8);
+    run_and_check(backend(), spec(33, 17, 40, 8, t), Route::prefill_vec8);
+    run_and_check(backend(), spec(4, 24, 96, 32, t, true), Route::prefill_vec8);   // decode-miss: block_size
+    run_and_check(backend(), spec(12, 5, 8, 2, t), Route::prefill_vec8);           // 4 scale blocks per chunk
+    run_and_check(backend(), spec(10, 3, 24, 16, t), Route::prefill_vec8);         // partial last scale block
+    run_and_check(backend(), spec(10, 7, 16, 64, t), Route::prefill_vec8);         // block_size > K
+  }
+}
+
+TEST_P(OnBackend, PrefillScalarMatchesTheReference) {
+  for (DType t : {DType::fp16, DType::bf16}) {
+    run_and_check(backend(), spec(9, 16, 45, 15, t, true), Route::prefill_scalar);  // odd block splits bytes
+    run_and_check(backend(), spec(9, 16, 7, 16, t), Route::prefill_scalar);         // K < 8, odd K
+    run_and_check(backend(), spec(9, 5, 13, 3, t), Route::prefill_scalar);
+    run_and_check(backend(), spec(20, 3, 1, 1, t, true), Route::prefill_scalar);    // K = 1
+    run_and_check(backend(), spec(9, 11, 100, 16, t), Route::prefill_scalar);       // K % 8 == 4
+  }
+  CaseSpec s = spec(16, 8, 64, 16, DType::fp16, true);
+  s.b_offset = 2;  // B not 4-byte aligned
+  run_and_check(backend(), s, Route::prefill_scalar);
+  s.b_offset = 0;
+  s.scratch_offset = 8;  // scratch not 16-byte aligned
+  run_and_check(backend(), s, Route::prefill_scalar);
+}
+
+TEST_P(OnBackend, EmptyProblemsWriteBiasOrZero) {
+  for (DType t : {DType::fp16, DType::bf16}) {
+    const CaseSpec s = spec(5, 7, 0, 16, t, true);
+    const CaseInputs in = make_inputs(s);
+    const CaseRun run = run_and_check(backend(), s, Route::empty);
+    EXPECT_EQ(run.Y.size(), 35u);
+    for (int64_t m = 0; m < 5; ++m) {
+      for (int64_t n = 0; n < 7; ++n) {
+        const uint16_t b = in.bias[n] == 0x8000 ? 0 : in.bias[n];  // 0 + (-0) is +0
+        EXPECT_EQ(run.Y[m * 7 + n], b);
+      }
+    }
+    run_and_check(backend(), spec(5, 7, 0, 16, t), Route::empty);
+    run_and_check(backend(), spec(0, 7, 32, 16, t), Route::empty);
+    run_and_check(backend(), spec(3, 0, 32, 16, t), Route::empty);
+  }
+}
+
+TEST_P(OnBackend, GemvScalarMatchesTheReference) {
+  for (DType t : {DType::fp16, DType::bf16}) {
+    run_and_check(backend(), spec(1, 64, 96, 16, t, true), Route::gemv_scalar);   // rows4
+    run_and_check(backend(), spec(3, 66, 160, 16, t), Route::gemv_scalar);        // rows2
+    run_and_check(backend(), spec(8, 7, 32, 16, t, true), Route::gemv_scalar);    // rows1
+    run_and_check(backend(), spec(5, 1, 416, 16, t), Route::gemv_scalar);         // N = 1
+  }
+}
+
+TEST_P(OnBackend, GemvMmaMatchesTheReference) {
+  for (DType t : {DType::fp16, DType::bf16}) {
+    run_and_check(backend(), spec(1, 64, 128, 16, t, true), Route::gemv_mma);
+    run_and_check(backend(), spec(8, 40, 1152, 16, t), Route::gemv_mma);  // partial last tile, 9 steps
+    run_and_check(backend(), spec(5, 3, 256, 16, t, true), Route::gemv_mma);
+  }
+}
+
+// In exact mode every route lands on the rounded exact sum, hence on the same bits.
+TEST_P(OnBackend, ExactModeGivesTheSameBitsOnEveryRoute) {
+  for (DType t : {DType::fp16, DType::bf16}) {
+    CaseSpec s = spec(8, 48, 256, 16, t, true);
+    s.exact = true;
+    std::vector<std::string> hashes;
+    for (Route r : {Route::gemv_mma, Route::gemv_scalar, Route::prefill_vec8, Route::prefill_scalar}) {
+      s.options.force_route = r;
+      hashes.push_back(run_and_check(backend(), s, r).y_sha256);
+    }
+    for (const auto& h : hashes) EXPECT_EQ(h, hashes.front());
+  }
+}
+
+// The dequant contract on every (code, scale byte) pair, for many tensor
+// scales: rows are scale bytes, each row one 16-value block holding codes
+// 0..15. Random data only brushes the rounding cases where the order of the
+// contract's fp32 products shows, so besides random tensor scales the sweep
+// takes ones that put products on, and one fp32 ulp below, the midpoints
+// between fp16 (2^-11) and bf16 (2^-8) neighbours, where one ulp of fp32
+// error flips the final rounding.
+TEST_P(OnBackend, DequantRoutesFollowTheContractOnEveryCodeAndScale) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
+  std::uniform_int_distribution<int> binade(-24, 4);
+  std::vector<float> tensor_scales;
+  for (int bits : {11, 8}) {
+    const float midpoint = 1.0f + std::ldexp(1.0f, -bits);
+    for (float g : {midpoint, std::nextafter(midpoint, 0.0f), std::nextafter(midpoint, 2.0f)}) {
+      tensor_scales.push_back(g);
+      tensor_scales.push_back(std::ldexp(g, -7));
+    }
+  }
+  for (int trial = 0; trial < 24; ++trial) tensor_scales.push_back(std::ldexp(mantissa(rng), binade(rng)));
+  for (float g : tensor_scales) {
+    for (DType t : {DType::fp16, DType::bf16}) {
+      CaseSpec s = spec(9, 254, 16, 16, t);
+      CaseInputs in;
+      in.A.assign(9 * 16, 0x3C00 /* 1.0 in fp16 */);
+      if (t == DType::bf16) in.A.assign(9 * 16, 0x3F80);
+      in.W.N = 254;
+      in.W.K = 16;
+      in.W.block_size = 16;
+      in.W.global_scale = g;
+      for (int b = 0, row = 0; b < 256; ++b) {
+        if ((b & 0x7F) == 0x7F) continue;  // NaN scales are not data
+        in.W.scales.push_back(static_cast<uint8_t>(b));
+        for (int pair = 0; pair < 8; ++pair) in.W.packed.push_back(static_cast<uint8_t>((2 * pair) | ((2 * pair + 1) << 4)));
+        ++row;
+      }
+      const Oracle oracle = make_oracle(s, in);
+      for (Route r : {Route::prefill_vec8, Route::prefill_scalar}) {
+        s.options.force_route = r;
+        const CaseRun run = run_case(backend(), s, in);
+        ASSERT_EQ(check_scratch(run, oracle), "") << route_name(r) << " g = " << in.W.global_scale;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, OnBackend, ::testing::ValuesIn(backend_names()),
+                         [](const auto& info) { return info.param; });
+
+// ---- bad input ----
+
+struct HostCall {
+  std::unique_ptr<nvh::Backend> backend = nvh::make_host_backend();
+  std::vector<uint16_t> A = std::vector<uint16_t>(4 * 32, 0x3C00), Y = std::vector<uint16_t>(4 * 8);
+  std::vector<uint8_t> B = std::vector<uint8_t>(8 * 16, 0x22), scales = std::vector<uint8_t>(8 * 2, 0x38);
+  float g = 1.f;
+  MatmulArgs args;
+  HostCall() {
+    args.A = {A.data(), {4, 32}, ElemType::fp16};
+    args.B = {B.data(), {8, 16}, ElemType::e2m1x2};
+    args.weight_scale = {scales.data(), {8, 2}, ElemType::e4m3};
+    args.weight_scale_2 = {&g, {}, ElemType::fp32};
+    args.Y = {Y.data(), {4, 8}, ElemType::fp16};
+    args.block_size = 16;
+  }
+  std::string error() {
+    try {
+      run_matmul(*backend, args);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+};
+
+void expect_error(HostCall& c, const std::string& fragment) {
+  const std::string e = c.error();
+  EXPECT_NE(e.find(fragment), std::string::npos) << "error was: " << e;
+}
+
+TEST(RunMatmulBadInput, TheUntouchedCallRuns) {
+  HostCall c;
+  EXPECT_EQ(c.error(), "no error");
+}
+
+TEST(RunMatmulBadInput, BlockSize) {
+  HostCall c;
+  c.args.block_size = 0;
+  expect_error(c, "block_size = 0: must be positive");
+  c.args.block_size = -16;
+  expect_error(c, "block_size = -16: must be positive");
+}
+
+TEST(RunMatmulBadInput, BlockSizeLargerThanKGivesTheCorrectResult) {
+  HostCall c;
+  c.args.block_size = 64;
+  c.args.weight_scale.shape = {8, 1};
+  EXPECT_EQ(c.error(), "no error");
+  // 32 values of 1.0 (code 2) times 1.0 (A) times scale 1.0 (E4M3 0x38).
+  for (uint16_t y : c.Y) EXPECT_EQ(y, 0x5000) << "expected 32.0";
+}
+
+TEST(RunMatmulBadInput, SizeMismatches) {
+  HostCall c;
+  c.args.B.shape = {8, 15};
+  expect_error(c, "B.shape = [8, 15]: expected [8, 16]");
+  c = HostCall();
+  c.args.weight_scale.shape = {8, 3};
+  expect_error(c, "weight_scale.shape = [8, 3]: expected [8, 2]");
+  c = HostCall();
+  c.args.Y.shape = {4, 9};
+  expect_error(c, "Y.shape = [4, 9]: expected [4, 8]");
+  c = HostCall();
+  c.args.bias = {c.A.data(), {7}, ElemType::fp16};
+  expect_error(c, "bias.shape = [7]: expected [8]");
+  c = HostCall();
+  c.args.A.shape = {4, 32, 1};
+  expect_error(c, "A.shape = [4, 32, 1]: expected rank 2");
+  c = HostCall();
+  c.args.weight_scale_2.shape = {2};
+  expect_error(c, "weight_scale_2.shape = [2]: expected [1]");
+}
+
+TEST(RunMatmulBadInput, NegativeDims) {
+  HostCall c;
+  c.args.A.shape = {-4, 32};
+  expect_error(c, "A.shape = [-4, 32]: negative dimension");
+  c = HostCall();
+  c.args.B.shape = {-8, 16};
+  expect_error(c, "B.shape = [-8, 16]: negative dimension");
+}
+
+TEST(RunMatmulBadInput, NullPointers) {
+  HostCall c;
+  c.args.A.data = nullptr;
+  expect_error(c, "A.data = null with 128 elements");
+  c = HostCall();
+  c.args.B.data = nullptr;
+  expect_error(c, "B.data = null with 128 elements");
+  c = HostCall();
+  c.args.weight_scale_2.data = nullptr;
+  expect_error(c, "weight_scale_2.data = null");
+  c = HostCall();
+  c.args.Y.data = nullptr;
+  expect_error(c, "Y.data = null with 32 elements");
+}
+
+TEST(RunMatmulBadInput, DtypeMismatch) {
+  HostCall c;
+  c.args.Y.type = ElemType::bf16;
+  expect_error(c, "Y.type = bf16: expected fp16");
+  c = HostCall();
+  c.args.A.type = ElemType::fp32;
+  expect_error(c, "A.type = fp32: expected fp16 or bf16");
+  c = HostCall();
+  c.args.weight_scale.type = ElemType::fp16;
+  expect_error(c, "weight_scale.type = fp16: expected e4m3");
+}
+
+TEST(RunMatmulBadInput, MisalignedElementPointers) {
+  HostCall c;
+  c.args.Y.data = reinterpret_cast<uint8_t*>(c.Y.data()) + 1;
+  expect_error(c, "not aligned to its 2-byte elements");
+}
+
+TEST(RunMatmulBadInput, ElementCountsThatOverflow64Bits) {
+  HostCall c;
+  const int64_t huge = int64_t{1} << 40;
+  c.args.A.shape = {huge, huge};
+  expect_error(c, "overflows a 64-bit element count");
+}
+
+TEST(RunMatmulBadInput, ForcedRouteThatCannotRun) {
+  HostCall c;
+  Options o;
+  o.force_route = Route::gemv_mma;  // K = 32 is not a multiple of 128
+  try {
+    run_matmul(*c.backend, c.args, o);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("K % 128 == 0 (K = 32) fails"), std::string::npos) << e.what();
+  }
+}
+
+TEST(RunMatmulBadInput, NativeRouteOffSm12xIsReportedAsHardwareGated) {
+  HostCall c;
+  Options o;
+  o.native_opt_in = true;
+  Caps sm120;
+  sm120.sm = 120;
+  sm120.native_fp4 = true;
+  o.simulated_caps = sm120;
+  c.A.resize(16 * 32);
+  c.Y.resize(16 * 32);
+  c.B.resize(32 * 16);
+  c.scales.resize(32 * 2);
+  c.args.A = {c.A.data(), {16, 32}, ElemType::fp16};
+  c.args.B = {c.B.data(), {32, 16}, ElemType::e2m1x2};
+  c.args.weight_scale = {c.scales.data(), {32, 2}, ElemType::e4m3};
+  c.args.Y = {c.Y.data(), {16, 32}, ElemType::fp16};
+  try {
+    run_matmul(*c.backend, c.args, o);
+    FAIL();
+  } catch (const RouteUnavailable& e) {
+    EXPECT_EQ(e.route(), Route::native_sm120);
+    EXPECT_NE(std::string(e.what()).find("hardware-gated"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace nvfp4
