@@ -8,6 +8,7 @@
 #endif
 
 #include <cstdint>
+#include <type_traits>
 
 #include "harness/kernel_ctx.h"
 
@@ -44,6 +45,36 @@ struct DeviceCtx {
     return reinterpret_cast<T*>(nvh_dynamic_shared);
   }
 
+  // Asynchronous 16-byte global -> shared copies (sm_80+): issued, grouped by
+  // commit, and waited for until at most kPending groups are still in flight.
+  __device__ __forceinline__ void cp_async16(void* shared_dst, const void* global_src) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared_dst));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(global_src) : "memory");
+#else
+    *static_cast<uint4*>(shared_dst) = *static_cast<const uint4*>(global_src);
+#endif
+  }
+  __device__ __forceinline__ void cp_async4(void* shared_dst, const void* global_src) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared_dst));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(global_src) : "memory");
+#else
+    *static_cast<uint32_t*>(shared_dst) = *static_cast<const uint32_t*>(global_src);
+#endif
+  }
+  __device__ __forceinline__ void cp_async_commit() const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+  }
+  template <int kPending>
+  __device__ __forceinline__ void cp_async_wait() const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+#endif
+  }
+
   // mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32 (sm_80+).
   __device__ __forceinline__ void mma_m16n8k16(float d[4], const uint32_t a[4], const uint32_t b[2],
                                                const float c[4], HalfKind kind) const {
@@ -69,11 +100,22 @@ struct DeviceCtx {
   }
 };
 
+// Blocks a kernel asks to fit on one multiprocessor (Kernel::kMinBlocksPerSM
+// if it names one, else 1): the compiler then caps registers to allow it.
+template <class Kernel, class = void>
+struct MinBlocksPerSM {
+  static constexpr int value = 1;
+};
+template <class Kernel>
+struct MinBlocksPerSM<Kernel, std::void_t<decltype(Kernel::kMinBlocksPerSM)>> {
+  static constexpr int value = Kernel::kMinBlocksPerSM;
+};
+
 // The one __global__ wrapper every route uses: the kernel body, given the
 // device context. Kernel::body is a __host__ __device__ template;
 // Kernel::kMaxBlockThreads bounds the block so the compiler budgets registers.
 template <class Kernel>
-__global__ void __launch_bounds__(Kernel::kMaxBlockThreads) run_kernel_on_device(const typename Kernel::Params params) {
+__global__ void __launch_bounds__(Kernel::kMaxBlockThreads, MinBlocksPerSM<Kernel>::value) run_kernel_on_device(const typename Kernel::Params params) {
   DeviceCtx ctx;
   Kernel::body(ctx, params);
 }

@@ -11,7 +11,13 @@
 namespace nvh {
 
 template <class Kernel>
-void launch_on_cuda(Backend& backend, const LaunchShape& shape, const typename Kernel::Params& params) {
+void launch_on_cuda(Backend& backend, const LaunchShape& shape, const typename Kernel::Params& params, void* stream) {
+#if defined(NVH_PROBES) && !defined(__CUDA_ARCH__)
+  // Instantiates the kernel's host body as well (in the host pass only, where
+  // HostCtx is callable), so that its probe sites are registered
+  // (harness/probe.h) even when only the GPU ever launches it.
+  static_cast<void>(&launch_on_host<Kernel>);
+#endif
   auto& gpu = static_cast<CudaBackend&>(backend);
   const dim3 grid(shape.grid.x, shape.grid.y, shape.grid.z);
   const dim3 block(shape.block.x, shape.block.y, shape.block.z);
@@ -20,7 +26,8 @@ void launch_on_cuda(Backend& backend, const LaunchShape& shape, const typename K
                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(shape.shared_bytes)));
   }
-  run_kernel_on_device<Kernel><<<grid, block, shape.shared_bytes, gpu.stream()>>>(params);
+  const cudaStream_t s = stream ? static_cast<cudaStream_t>(stream) : gpu.stream();
+  run_kernel_on_device<Kernel><<<grid, block, shape.shared_bytes, s>>>(params);
   NVH_CUDA_CHECK(cudaGetLastError());
 }
 

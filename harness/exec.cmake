@@ -3,8 +3,13 @@
 add_library(harness_exec
   ${CMAKE_CURRENT_LIST_DIR}/host_executor.cc
   ${CMAKE_CURRENT_LIST_DIR}/backend.cc
-  ${CMAKE_CURRENT_LIST_DIR}/gpu_timing.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/gpu_timing.cc
+  ${CMAKE_CURRENT_LIST_DIR}/probe.cc)
 target_include_directories(harness_exec PUBLIC ${PROJECT_SOURCE_DIR})
+# Branch probes in kernel bodies count (harness/probe.h); off, they are the bare condition.
+if(NVFP4_DEVICE_PROBES)
+  target_compile_definitions(harness_exec PUBLIC NVH_PROBES=1)
+endif()
 target_link_libraries(harness_exec PUBLIC cuda_headers Boost::context Threads::Threads)
 if(NVFP4_ENABLE_CUDA)
   target_sources(harness_exec PRIVATE ${CMAKE_CURRENT_LIST_DIR}/backend_cuda.cu
@@ -18,4 +23,6 @@ nvfp4_add_gtest(harness_exec_tests
     ${CMAKE_CURRENT_LIST_DIR}/host_executor_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/backend_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/gpu_timing_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/fast_divmod_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/probe_test.cc
   LIBS harness_exec)

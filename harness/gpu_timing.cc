@@ -25,6 +25,15 @@ TimingStats time_launches(Backend&, int, int, const std::function<void(int)>&) {
 double measure_copy_ceiling(Backend&, std::size_t, int) {
   throw BackendUnavailable("measure_copy_ceiling: this build has no CUDA backend (configure with the cuda preset)");
 }
+void copy_on_device(Backend&, void*, const void*, std::size_t) {
+  throw BackendUnavailable("copy_on_device: this build has no CUDA backend (configure with the cuda preset)");
+}
+double measure_fill_ceiling(Backend&, std::size_t, int) {
+  throw BackendUnavailable("measure_fill_ceiling: this build has no CUDA backend (configure with the cuda preset)");
+}
+LaunchTimes time_each_launch(Backend&, int, const std::function<void(int)>&) {
+  throw BackendUnavailable("time_each_launch: this build has no CUDA backend (configure with the cuda preset)");
+}
 #endif
 
 }  // namespace nvh

@@ -72,4 +72,42 @@ double measure_copy_ceiling(Backend& backend, std::size_t bytes, int reps) {
   return 2.0 * static_cast<double>(bytes) / (t.median_us * 1e-6);
 }
 
+void copy_on_device(Backend& backend, void* dst, const void* src, std::size_t bytes) {
+  NVH_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, gpu_of(backend).stream()));
+}
+
+double measure_fill_ceiling(Backend& backend, std::size_t bytes, int reps) {
+  CudaBackend& gpu = gpu_of(backend);
+  Buffer dst(backend, bytes);
+  const TimingStats t = time_launches(backend, 3, reps, [&](int i) {
+    NVH_CUDA_CHECK(cudaMemsetAsync(dst.data(), 0x11 * (i % 15 + 1), bytes, gpu.stream()));
+  });
+  return static_cast<double>(bytes) / (t.median_us * 1e-6);
+}
+
+LaunchTimes time_each_launch(Backend& backend, int launches, const std::function<void(int)>& launch) {
+  CudaBackend& gpu = gpu_of(backend);
+  LaunchTimes t;
+  if (launches <= 0) return t;
+  Events events(2 * launches);
+  hold_gpu<<<1, 1, 0, gpu.stream()>>>(kHoldCycles);
+  NVH_CUDA_CHECK(cudaGetLastError());
+  for (int i = 0; i < launches; ++i) {
+    NVH_CUDA_CHECK(cudaEventRecord(events[2 * i], gpu.stream()));
+    launch(i);
+    NVH_CUDA_CHECK(cudaEventRecord(events[2 * i + 1], gpu.stream()));
+  }
+  NVH_CUDA_CHECK(cudaStreamSynchronize(gpu.stream()));
+  t.us.resize(static_cast<std::size_t>(launches));
+  for (int i = 0; i < launches; ++i) {
+    float ms = 0;
+    NVH_CUDA_CHECK(cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]));
+    t.us[static_cast<std::size_t>(i)] = 1000.0 * ms;
+  }
+  float span_ms = 0;
+  NVH_CUDA_CHECK(cudaEventElapsedTime(&span_ms, events[0], events[2 * launches - 1]));
+  t.span_us = 1000.0 * span_ms;
+  return t;
+}
+
 }  // namespace nvh

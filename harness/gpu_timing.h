@@ -26,6 +26,24 @@ TimingStats time_launches(Backend& backend, int warmup, int reps, const std::fun
 // read plus bytes written (cudaMemcpyAsync of `bytes`, median of `reps`).
 double measure_copy_ceiling(Backend& backend, std::size_t bytes, int reps);
 
+// Write-only bandwidth in bytes per second (cudaMemsetAsync of `bytes`,
+// median of `reps`): a diagnostic for kernels that mostly write.
+double measure_fill_ceiling(Backend& backend, std::size_t bytes, int reps);
+
+// An asynchronous device-to-device copy on the backend's stream.
+void copy_on_device(Backend& backend, void* dst, const void* src, std::size_t bytes);
+
 TimingStats summarize(std::vector<double> microseconds);
+
+// Every launch's own time, for callers that sum phases rather than take a
+// median: `launch(i)` for i in [0, launches), each between its own pair of
+// events, all queued behind one GPU hold (as time_launches does), no warm-up,
+// one synchronize at the end. `span_us` runs from the first start event to the
+// last end event, so span_us - sum(us) is GPU time between the launches.
+struct LaunchTimes {
+  std::vector<double> us;
+  double span_us = 0;
+};
+LaunchTimes time_each_launch(Backend& backend, int launches, const std::function<void(int)>& launch);
 
 }  // namespace nvh

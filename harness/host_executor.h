@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
 
 #include "harness/kernel_ctx.h"
@@ -38,6 +39,14 @@ class HostCtx {
   T* shared_mem() const {
     return reinterpret_cast<T*>(shared_);
   }
+
+  // The GPU's asynchronous copies, done at once: a copy has landed by the
+  // time any wait returns, which is all a kernel may rely on.
+  void cp_async16(void* shared_dst, const void* global_src) { std::memcpy(shared_dst, global_src, 16); }
+  void cp_async4(void* shared_dst, const void* global_src) { std::memcpy(shared_dst, global_src, 4); }
+  void cp_async_commit() {}
+  template <int kPending>
+  void cp_async_wait() {}
 
   // One warp-wide mma.sync.m16n8k16 (fp16/bf16 in, fp32 accumulate) with the
   // PTX fragment layout. Each output is c plus the 16 products summed in k

@@ -8,6 +8,7 @@
 //   shfl_xor(u32|float, lane_mask) shfl_idx(u32|float, src_lane)
 //   sync_threads()                                      -> block barrier
 //   shared_mem<T>()                                     -> dynamic shared memory
+//   cp_async16/cp_async4(dst, src) cp_async_commit() cp_async_wait<n>() -> async copies to shared
 //   mma_m16n8k16(d, a, b, c, HalfKind)                   -> tensor-core step, fp32 accumulate
 #pragma once
 

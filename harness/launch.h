@@ -11,8 +11,10 @@
 
 namespace nvh {
 
+// `stream`: a cudaStream_t of the backend's device; null for its own stream.
 template <class Kernel>
-void launch_on_cuda(Backend& backend, const LaunchShape& shape, const typename Kernel::Params& params);
+void launch_on_cuda(Backend& backend, const LaunchShape& shape, const typename Kernel::Params& params,
+                    void* stream = nullptr);
 
 template <class Kernel>
 void launch(Backend& backend, const LaunchShape& shape, const typename Kernel::Params& params) {

@@ -109,6 +109,29 @@ NVH_HD NVH_INLINE float half_bits_to_float(uint16_t bits, HalfKind kind) {
   return __half2float(__half(r));
 }
 
+// Two packed 16-bit pairs multiplied lane by lane, each product rounded to
+// nearest once (the host's fp32 product is exact for 16-bit inputs, so its
+// one rounding matches the device's HMUL2).
+template <HalfKind kKind>
+NVH_HD NVH_INLINE uint32_t mul_half2(uint32_t a, uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  uint32_t out;
+  if constexpr (kKind == HalfKind::fp16) {
+    const __half2 r = __hmul2(*reinterpret_cast<const __half2*>(&a), *reinterpret_cast<const __half2*>(&b));
+    out = *reinterpret_cast<const uint32_t*>(&r);
+  } else {
+    const __nv_bfloat162 r =
+        __hmul2(*reinterpret_cast<const __nv_bfloat162*>(&a), *reinterpret_cast<const __nv_bfloat162*>(&b));
+    out = *reinterpret_cast<const uint32_t*>(&r);
+  }
+  return out;
+#else
+  const auto lo = [](uint32_t w) { return half_bits_to_float(static_cast<uint16_t>(w), kKind); };
+  const auto hi = [](uint32_t w) { return half_bits_to_float(static_cast<uint16_t>(w >> 16), kKind); };
+  return pack_half2_rn(lo(a) * lo(b), hi(a) * hi(b), kKind);
+#endif
+}
+
 // Aligned vector memory access. On the device these are single 4-, 8- and
 // 16-byte instructions (the caller guarantees the alignment; the dispatcher
 // checks it); on the host, memcpy.
@@ -118,6 +141,14 @@ struct U32x2 {
 struct U32x4 {
   uint32_t x, y, z, w;
 };
+
+NVH_HD NVH_INLINE uint8_t load_u8(const uint8_t* p) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
 
 NVH_HD NVH_INLINE uint32_t load_u32(const void* p) {
 #if defined(__CUDA_ARCH__)
@@ -143,6 +174,37 @@ NVH_HD NVH_INLINE U32x2 load_u32x2(const void* p) {
 NVH_HD NVH_INLINE U32x4 load_u32x4(const void* p) {
 #if defined(__CUDA_ARCH__)
   const uint4 v = __ldg(static_cast<const uint4*>(p));
+  return {v.x, v.y, v.z, v.w};
+#else
+  U32x4 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+#endif
+}
+
+NVH_HD NVH_INLINE void store_u32(void* p, uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  *static_cast<uint32_t*>(p) = v;
+#else
+  std::memcpy(p, &v, sizeof v);
+#endif
+}
+
+NVH_HD NVH_INLINE uint32_t load_generic_u32(const void* p) {
+#if defined(__CUDA_ARCH__)
+  return *static_cast<const uint32_t*>(p);
+#else
+  uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+#endif
+}
+
+// 16 bytes from shared memory (or any generic pointer; not through the
+// read-only cache, which only global memory has).
+NVH_HD NVH_INLINE U32x4 load_generic_u32x4(const void* p) {
+#if defined(__CUDA_ARCH__)
+  const uint4 v = *static_cast<const uint4*>(p);
   return {v.x, v.y, v.z, v.w};
 #else
   U32x4 v;

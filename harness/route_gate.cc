@@ -9,6 +9,12 @@
 namespace nvh {
 namespace {
 
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 using Counts = std::map<std::string, std::size_t>;
 
 std::string quoted(const std::string& text) { return nlohmann::json(text).dump(); }
@@ -43,6 +49,11 @@ void validate(const GateDeclaration& declaration, const HardwareGates& gates) {
     check_names(route.reasons, at, "");
   }
   check_names(routes, "declaration.routes", ".route");
+  for (std::size_t i = 0; i < declaration.families.size(); ++i) {
+    const std::string at = "declaration.families[" + std::to_string(i) + "]";
+    if (declaration.families[i].family.empty()) invalid(at + ".family = \"\"", "must be non-empty");
+    if (declaration.families[i].routes.empty()) invalid(at + ".routes = []", "a family must target a route");
+  }
   for (const auto& [route, capability] : gates) {
     const std::string at = "gates[" + quoted(route) + "]";
     if (std::find(routes.begin(), routes.end(), route) == routes.end()) {
@@ -201,10 +212,32 @@ std::vector<std::string> GateReport::problems() const {
       }
     }
   }
+  for (const FamilyCoverage& f : required_families) {
+    if (f.status == Coverage::kMissing) {
+      lines.push_back("family " + quoted(f.family) + ": MISSING, no launch on its routes (" + joined(f.routes) + ")");
+    }
+  }
   return lines;
 }
 
 bool GateReport::passed() const { return problems().empty(); }
+
+namespace {
+
+FamilyCoverage family_coverage(const FamilyDeclaration& family, const std::vector<LaunchRecord>& records,
+                               const std::string& op) {
+  FamilyCoverage c{family.family, family.routes, 0, Coverage::kMissing};
+  for (const LaunchRecord& r : records) {
+    if (r.op == op && r.family == family.family &&
+        std::find(family.routes.begin(), family.routes.end(), r.route) != family.routes.end()) {
+      ++c.on_target;
+    }
+  }
+  if (c.on_target > 0) c.status = Coverage::kExecuted;
+  return c;
+}
+
+}  // namespace
 
 GateReport evaluate_gate(const GateDeclaration& declaration, const HardwareGates& gates,
                          const std::vector<LaunchRecord>& records) {
@@ -235,6 +268,9 @@ GateReport evaluate_gate(const GateDeclaration& declaration, const HardwareGates
   for (const auto& [route, reasons] : reasons_by_route) {
     report.routes.push_back(route_coverage(route, {}, nullptr, reasons, families_by_route[route]));
   }
+  for (const FamilyDeclaration& family : declaration.families) {
+    report.required_families.push_back(family_coverage(family, records, declaration.op));
+  }
   return report;
 }
 
@@ -246,6 +282,13 @@ std::string render_gate_text(const GateReport& report) {
   render_table(out, report);
   out << "\n";
   render_reasons(out, report);
+  if (!report.required_families.empty()) {
+    out << "\nfamilies (each must reach one of its routes):\n";
+    for (const FamilyCoverage& f : report.required_families) {
+      out << "  " << f.family << ": " << f.on_target << " launches on " << joined(f.routes) << "  "
+          << (f.status == Coverage::kExecuted ? "executed" : "MISSING") << "\n";
+    }
+  }
   if (!problems.empty()) {
     out << "\nproblems (" << problems.size() << "):\n";
     for (const std::string& line : problems) out << "  " << line << "\n";

@@ -20,9 +20,18 @@ struct RouteDeclaration {
   std::vector<std::string> reasons;
 };
 
+// A test family that must have run, on at least one of its target routes: a
+// family whose tests were dropped (or drifted off their branch) fails the gate
+// even when other families still happen to reach every route.
+struct FamilyDeclaration {
+  std::string family;
+  std::vector<std::string> routes;
+};
+
 struct GateDeclaration {
   std::string op;
   std::vector<RouteDeclaration> routes;
+  std::vector<FamilyDeclaration> families;  // may be empty
 };
 
 // Routes this machine cannot run: route -> the missing capability, in words.
@@ -55,8 +64,16 @@ struct RouteCoverage {
   std::vector<ReasonCoverage> reasons;
 };
 
+struct FamilyCoverage {
+  std::string family;
+  std::vector<std::string> routes;
+  std::size_t on_target = 0;  // launches of this family on one of its routes
+  Coverage status = Coverage::kMissing;
+};
+
 struct GateReport {
   std::string op;
+  std::vector<FamilyCoverage> required_families;  // in declaration order
   std::vector<std::string> families;  // every family in the op's records, sorted
   // Declared routes in declaration order, then undeclared ones seen in records, sorted.
   std::vector<RouteCoverage> routes;

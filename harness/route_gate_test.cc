@@ -11,7 +11,7 @@ namespace nvh {
 namespace {
 
 GateDeclaration declaration() {
-  return {"op_x", {{"alpha", {"small", "tiny"}}, {"beta", {"big"}}, {"gamma", {"special"}}}};
+  return {"op_x", {{"alpha", {"small", "tiny"}}, {"beta", {"big"}}, {"gamma", {"special"}}}, {}};
 }
 
 const HardwareGates kGammaGated = {{"gamma", "feature Z"}};
@@ -285,6 +285,54 @@ TEST(Coverage, StatusNames) {
   EXPECT_EQ(to_string(Coverage::kMissing), "MISSING");
   EXPECT_EQ(to_string(Coverage::kExecutedWhileGated), "EXECUTED-WHILE-GATED");
   EXPECT_EQ(to_string(Coverage::kUndeclared), "UNDECLARED");
+}
+
+}  // namespace
+}  // namespace nvh
+
+namespace nvh {
+namespace {
+
+GateDeclaration with_families() {
+  GateDeclaration d{"op", {{"fast", {"ok"}}, {"slow", {"ok"}}}, {{"alpha", {"fast"}}, {"beta", {"slow", "fast"}}}};
+  return d;
+}
+
+LaunchRecord launch(const std::string& route, const std::string& family) {
+  LaunchRecord r;
+  r.op = "op";
+  r.route = route;
+  r.reason = "ok";
+  r.family = family;
+  return r;
+}
+
+TEST(RouteGateFamilies, EveryDeclaredFamilyMustReachOneOfItsRoutes) {
+  const std::vector<LaunchRecord> all = {launch("fast", "alpha"), launch("slow", "beta")};
+  EXPECT_TRUE(evaluate_gate(with_families(), {}, all).passed());
+  // Without beta's launches every route and reason still ran (alpha took
+  // both), so only the family requirement can fail.
+  const std::vector<LaunchRecord> no_beta = {launch("fast", "alpha"), launch("slow", "alpha")};
+  const GateReport r = evaluate_gate(with_families(), {}, no_beta);
+  EXPECT_FALSE(r.passed());
+  ASSERT_EQ(r.problems().size(), 1u);
+  EXPECT_EQ(r.problems()[0], "family \"beta\": MISSING, no launch on its routes (slow, fast)");
+  EXPECT_NE(render_gate_text(r).find("beta: 0 launches on slow, fast  MISSING"), std::string::npos);
+}
+
+TEST(RouteGateFamilies, AFamilyOffItsRoutesDoesNotCount) {
+  const std::vector<LaunchRecord> off = {launch("fast", "alpha"), launch("slow", "alpha"), launch("slow", "gamma")};
+  GateDeclaration d = with_families();
+  d.families = {{"gamma", {"fast"}}};
+  EXPECT_FALSE(evaluate_gate(d, {}, off).passed());
+}
+
+TEST(RouteGateFamilies, DeclarationsAreChecked) {
+  GateDeclaration d = with_families();
+  d.families.push_back({"", {"fast"}});
+  EXPECT_THROW(evaluate_gate(d, {}, {}), std::invalid_argument);
+  d.families.back() = {"delta", {}};
+  EXPECT_THROW(evaluate_gate(d, {}, {}), std::invalid_argument);
 }
 
 }  // namespace
