@@ -7,6 +7,7 @@
 
 #include "harness/kernel_ctx.h"
 #include "harness/portable_math.h"
+#include "kernels/probes.h"
 
 namespace nvfp4 {
 
@@ -14,30 +15,32 @@ struct BiasRound {
   static constexpr uint32_t kMaxBlockThreads = 256;
 
   struct Params {
-    const float* acc;      // [M, N] fp32 accumulators
+    const float* acc;      // [M, N] fp32 accumulators, rows lda apart
     const uint16_t* bias;  // [N] or null
-    uint16_t* Y;           // [M, N]
-    int64_t M, N;
+    uint16_t* Y;           // [M, N], rows ldy apart
+    int64_t M, N, lda, ldy;
     nvh::HalfKind kind;
   };
 
+  // Row m = blockIdx.y (a grid-stride loop past 65535 rows), columns over x:
+  // no division per element.
   template <class Ctx>
   NVH_HD static void body(Ctx& ctx, const Params& p) {
-    const int64_t total = p.M * p.N;
-    const int64_t stride = int64_t{ctx.grid_dim().x} * ctx.block_dim().x;
-    for (int64_t i = int64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x; i < total;
-         i += stride) {
-      float v = p.acc[i];
-      if (p.bias) v = nvh::add_rn(v, nvh::half_bits_to_float(p.bias[i % p.N], p.kind));
-      p.Y[i] = nvh::round_to_half_bits(v, p.kind);
+    const int64_t n = int64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x;
+    if (NVFP4_PROBE(n >= p.N)) return;
+    const float bias = NVFP4_PROBE(p.bias) ? nvh::half_bits_to_float(p.bias[n], p.kind) : 0.0f;
+    for (int64_t m = ctx.block_idx().y; NVFP4_PROBE(m < p.M); m += ctx.grid_dim().y) {
+      float v = p.acc[m * p.lda + n];
+      if (p.bias) v = nvh::add_rn(v, bias);
+      p.Y[m * p.ldy + n] = nvh::round_to_half_bits(v, p.kind);
     }
   }
 
   static nvh::LaunchShape shape(const Params& p) {
-    const int64_t blocks = (p.M * p.N + kMaxBlockThreads - 1) / kMaxBlockThreads;
     nvh::LaunchShape s;
     s.block = {kMaxBlockThreads, 1, 1};
-    s.grid = {static_cast<uint32_t>(blocks < 8192 ? blocks : 8192), 1, 1};
+    s.grid = {static_cast<uint32_t>((p.N + kMaxBlockThreads - 1) / kMaxBlockThreads),
+              static_cast<uint32_t>(p.M < 65535 ? p.M : 65535), 1};
     return s;
   }
 };

@@ -41,6 +41,11 @@ Problem misaligned(Problem p, uint32_t a, uint32_t b, uint32_t s) {
   return p;
 }
 
+Problem scales_misaligned(Problem p) {
+  p.scales_address_mod4 = 1;
+  return p;
+}
+
 // DESIGN.md's table, one row per reason code.
 TEST(SelectRoute, FollowsTheDesignTable) {
   const Row rows[] = {
@@ -56,6 +61,7 @@ TEST(SelectRoute, FollowsTheDesignTable) {
       {problem(9, 64, 256, 16), sm(90), true, Route::prefill_vec8, "m_above_8"},
       {problem(4, 64, 256, 32), sm(90), false, Route::prefill_vec8, "decode_block_size_not_16"},
       {misaligned(problem(4, 64, 256, 16), 2, 0, 0), sm(90), false, Route::prefill_vec8, "decode_unaligned"},
+      {scales_misaligned(problem(4, 64, 256, 16)), sm(90), false, Route::prefill_vec8, "decode_unaligned"},
       {problem(4, 64, 40, 16), sm(90), false, Route::prefill_vec8, "decode_k_not_multiple_of_32"},
       {problem(9, 64, 256, 15), sm(90), false, Route::prefill_scalar, "odd_block_size"},
       {problem(9, 64, 260, 16), sm(90), false, Route::prefill_scalar, "k_not_multiple_of_8"},

@@ -7,6 +7,7 @@
 
 #include "harness/kernel_ctx.h"
 #include "harness/portable_math.h"
+#include "kernels/probes.h"
 
 namespace nvfp4 {
 
@@ -24,9 +25,10 @@ struct EmptyFill {
   NVH_HD static void body(Ctx& ctx, const Params& p) {
     const int64_t total = p.M * p.N;
     const int64_t stride = int64_t{ctx.grid_dim().x} * ctx.block_dim().x;
-    for (int64_t i = int64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x; i < total;
+    for (int64_t i = int64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x;
+         NVFP4_PROBE(i < total);
          i += stride) {
-      const float bias = p.bias ? nvh::half_bits_to_float(p.bias[i % p.N], p.kind) : 0.0f;
+      const float bias = NVFP4_PROBE(p.bias) ? nvh::half_bits_to_float(p.bias[i % p.N], p.kind) : 0.0f;
       p.Y[i] = nvh::round_to_half_bits(nvh::add_rn(0.0f, bias), p.kind);
     }
   }

@@ -6,6 +6,7 @@
 
 #include "reference/e2m1.h"
 #include "reference/e4m3.h"
+#include "reference/float16.h"
 
 namespace nvfp4 {
 namespace {
@@ -39,6 +40,62 @@ TEST(DecodeE2m1x8, RandomWordsMatchTheReference) {
   expect_word_decodes(0u);
   expect_word_decodes(0xFFFFFFFFu);
   expect_word_decodes(0x88888888u);
+}
+
+TEST(DecodeE2m1x2, EveryByteMatchesTheReference) {
+  for (int b = 0; b < 256; ++b) {
+    float out[2];
+    decode_e2m1x2(static_cast<uint8_t>(b), out);
+    EXPECT_EQ(bits(out[0]), bits(ref::e2m1_to_float(b & 0xF))) << b;
+    EXPECT_EQ(bits(out[1]), bits(ref::e2m1_to_float(b >> 4))) << b;
+  }
+}
+
+template <nvh::HalfKind kKind>
+void expect_pairs_decode(uint32_t word) {
+  const ref::Half kind = kKind == nvh::HalfKind::fp16 ? ref::Half::fp16 : ref::Half::bf16;
+  uint32_t pairs[4];
+  decode_e2m1x8_pairs<kKind>(word, pairs);
+  for (int i = 0; i < 8; ++i) {
+    const uint8_t code = (word >> (4 * i)) & 0xF;
+    const uint16_t got = static_cast<uint16_t>(pairs[i / 2] >> (16 * (i % 2)));
+    ASSERT_EQ(got, ref::round_float_to_half(ref::e2m1_to_float(code), kind))
+        << ref::half_name(kind) << " word 0x" << std::hex << word << " position " << std::dec << i;
+  }
+}
+
+// The 16-bit pair decode against the reference, every code in every position.
+TEST(DecodeE2m1x8Pairs, EveryCodeInEveryPositionMatchesTheReference) {
+  std::mt19937 rng(13);
+  for (int position = 0; position < 8; ++position) {
+    for (uint32_t code = 0; code < 16; ++code) {
+      const uint32_t word = (rng() & ~(0xFu << (4 * position))) | (code << (4 * position));
+      expect_pairs_decode<nvh::HalfKind::fp16>(word);
+      expect_pairs_decode<nvh::HalfKind::bf16>(word);
+    }
+  }
+  for (int i = 0; i < 100000; ++i) {
+    const uint32_t word = rng();
+    expect_pairs_decode<nvh::HalfKind::fp16>(word);
+    expect_pairs_decode<nvh::HalfKind::bf16>(word);
+  }
+}
+
+// Products of an E2M1 pair and an E4M3 scale pair are exact, so the pair
+// multiply must give the rounded fp32 product bit for bit.
+TEST(MulHalf2, GivesTheRoundedProduct) {
+  for (nvh::HalfKind kind : {nvh::HalfKind::fp16, nvh::HalfKind::bf16}) {
+    for (uint32_t code = 0; code < 16; ++code) {
+      for (int b = 0; b < 256; ++b) {
+        if ((b & 0x7F) == 0x7F) continue;
+        const float w = ref::e2m1_to_float(static_cast<uint8_t>(code)), s = ref::e4m3_to_float(static_cast<uint8_t>(b));
+        const uint32_t a = nvh::pack_half2_rn(w, -w, kind), sc = nvh::pack_half2_rn(s, s, kind);
+        const uint32_t got = kind == nvh::HalfKind::fp16 ? nvh::mul_half2<nvh::HalfKind::fp16>(a, sc)
+                                                         : nvh::mul_half2<nvh::HalfKind::bf16>(a, sc);
+        ASSERT_EQ(got, nvh::pack_half2_rn(w * s, -w * s, kind)) << code << " " << b;
+      }
+    }
+  }
 }
 
 // The host prmt against its definition, selector nibbles with and without

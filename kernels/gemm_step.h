@@ -1,8 +1,13 @@
 // The prefill routes' second half: Y = A * scratch^T (+ bias), fp32
 // accumulation, one rounding to the output type at the end.
-//   GPU:  cuBLASLt with the bias fused as an epilogue ("cublaslt_bias" /
-//         "cublaslt"); if cuBLASLt offers no algorithm for the layout,
-//         cublasGemmEx into fp32 and a bias-and-round kernel ("gemmex_f32+bias_round").
+//   GPU:  cuBLASLt. Without a bias, straight to fp16/bf16 ("cublaslt").
+//         fp16 with a bias: the bias epilogue ("cublaslt_bias"). bf16 with a
+//         bias: cuBLASLt rounds the product to bf16 before adding a bias,
+//         whether the bias comes as an epilogue or as C (two roundings, caught
+//         on the H200 by the property suite), and an fp32 bias epilogue runs
+//         3x slower; so fp32 out, then a bias-and-round kernel
+//         ("cublaslt_f32+bias_round"). If cuBLASLt has no algorithm for the
+//         layout, cublasGemmEx into fp32 then bias-and-round ("gemmex_f32+bias_round").
 //   host: a plain fp32 loop, k ascending, fmaf per product ("host_fp32_loop");
 //         written here, not borrowed from the reference.
 #pragma once

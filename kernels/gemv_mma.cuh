@@ -2,10 +2,11 @@
 // K % 128 == 0 on sm >= 80, with mma.sync m16n8k16.
 //
 // The weights take the A slot (16 rows of W by 16 k) and the activations the
-// B slot (16 k by 8 rows of A, so M <= 8 fits one mma). A block owns one tile
-// of 16 rows of W; its warps split K in steps of 128 and meet in shared
-// memory at the end, in a fixed order, so the result does not depend on
-// timing.
+// B slot (16 k by 8 rows of A, so M <= 8 fits one mma). A warp owns one tile
+// of 16 rows of W and a share of K in steps of 128: all of it when there are
+// tiles enough to fill the GPU, else 2, 4 or 8 warps split K and meet in
+// shared memory, adding their parts in a fixed order so the result does not
+// depend on timing.
 //
 // The sum over k does not care which k sits in which fragment slot, as long as
 // a weight and its activation sit in matching slots. So each lane loads 32
@@ -15,9 +16,14 @@
 // physical k = 32t + 4j + {0,1,2,3} where the layout has logical k =
 // {2t, 2t+1, 2t+8, 2t+9}, for A and B alike.
 //
-// The E4M3 scale is folded into each weight (e2m1 * e4m3 has 6 significant
-// bits, exact in fp16 and bf16); weight_scale_2 multiplies the sum once, as in
-// gemv_scalar.
+// A weight in the A slot is e2m1 * e4m3, exact in fp16 and bf16 (6
+// significant bits), decoded straight to 16-bit pairs and scaled with one
+// HMUL2 per pair; weight_scale_2 multiplies the sum once, as in gemv_scalar.
+//
+// Weights and their scales stream in through shared memory with cp.async,
+// kStages steps ahead, so many bytes are in flight per warp without holding
+// registers; each lane copies exactly the bytes it later reads, so no barrier
+// is needed. (The scales must then be 4-byte aligned: dispatch.cc asks it.)
 #pragma once
 
 #include <cstdint>
@@ -25,13 +31,22 @@
 #include "harness/kernel_ctx.h"
 #include "harness/portable_math.h"
 #include "kernels/fp4_codec.cuh"
+#include "kernels/probes.h"
 
 namespace nvfp4 {
 
 struct GemvMma {
   static constexpr uint32_t kWarps = 8;
   static constexpr uint32_t kMaxBlockThreads = kWarps * 32;
+  // Three blocks (24 warps) per multiprocessor: registers capped near 85.
+  static constexpr int kMinBlocksPerSM = 3;
   static constexpr int64_t kStepK = 128;
+  static constexpr int kStages = 4;
+  // A lane's slot in a stage: 2 rows x 16 bytes of codes, then 2 rows x 4
+  // bytes of scales, padded to keep the next lane's codes 16-byte aligned.
+  static constexpr uint32_t kSlotBytes = 48;
+  static constexpr uint32_t kStageBytes = 32 * kSlotBytes;
+  static constexpr uint32_t kPipelineBytes = kWarps * kStages * kStageBytes;
 
   struct Params {
     const uint16_t* A;          // [M, K], 16-byte aligned
@@ -42,74 +57,154 @@ struct GemvMma {
     uint16_t* Y;                // [M, N]
     int64_t M, N, K;
     nvh::HalfKind kind;
+    uint32_t split;  // warps sharing one tile's K: 1, 2, 4 or 8
   };
 
+  // Warps per tile: as few as keep `target_warps` warps busy (K steps permitting).
+  static uint32_t split_for(int64_t N, int64_t K, int64_t target_warps) {
+    const int64_t tiles = (N + 15) / 16, steps = K / kStepK;
+    uint32_t split = 1;
+    while (split < kWarps && tiles * split < target_warps && steps >= 2 * split) split *= 2;
+    return split;
+  }
+
   static nvh::LaunchShape shape(const Params& p) {
+    const int64_t tiles = (p.N + 15) / 16, tiles_per_block = kWarps / p.split;
     nvh::LaunchShape s;
     s.block = {kMaxBlockThreads, 1, 1};
-    s.grid = {static_cast<uint32_t>((p.N + 15) / 16), 1, 1};
-    s.shared_bytes = kWarps * 32 * 4 * sizeof(float);
+    s.grid = {static_cast<uint32_t>((tiles + tiles_per_block - 1) / tiles_per_block), 1, 1};
+    s.shared_bytes = kPipelineBytes + (p.split > 1 ? kWarps * 32 * 4 * sizeof(float) : 0);
     s.uses_collectives = true;
     return s;
   }
 
-  // 32 weights of row n in one step, as 16 packed half pairs, scale folded in.
-  // Rows past N contribute zeros.
-  NVH_HD static void load_weight_pairs(const Params& p, int64_t n, int64_t step, int t, uint32_t pairs[16]) {
-    if (n >= p.N) {
-      for (int i = 0; i < 16; ++i) pairs[i] = 0;
-      return;
-    }
-    const nvh::U32x4 words = nvh::load_u32x4(p.packed + n * (p.K / 2) + step * 64 + t * 16);
-    const uint32_t w4[4] = {words.x, words.y, words.z, words.w};
-    const uint8_t* scale = p.scales + n * (p.K / 16) + step * 8 + 2 * t;
-    for (int q = 0; q < 4; ++q) {  // word q holds codes 8q..8q+7, all under scale block q / 2
-      float v[8];
-      decode_e2m1x8(w4[q], v);
-      const float s = nvh::e4m3_to_float(scale[q / 2]);
-      for (int i = 0; i < 4; ++i) {
-        pairs[4 * q + i] = nvh::pack_half2_rn(nvh::mul_rn(v[2 * i], s), nvh::mul_rn(v[2 * i + 1], s), p.kind);
+  // One row's share of a step: 32 codes (4 words) and the E4M3 scales of its
+  // two 16-value blocks. Rows past N are zeros.
+  struct RowStep {
+    uint32_t words[4];
+    uint8_t scale[2];
+  };
+  // Starts copying this lane's share of `step` into its `slot`: 16 bytes of
+  // codes of rows n0 + g and n0 + g + 8, and the 4 scale bytes of each row
+  // that hold its two (bytes 2t and 2t + 1 of the row's 8). Rows past N are zeros.
+  template <class Ctx>
+  NVH_HD static void issue_step(Ctx& ctx, const Params& p, uint8_t* slot, int64_t n0, int64_t step, int g, int t) {
+    for (int half = 0; half < 2; ++half) {
+      const int64_t n = n0 + g + 8 * half;
+      if (NVFP4_PROBE(n < p.N)) {
+        ctx.cp_async16(slot + 16 * half, p.packed + n * (p.K / 2) + step * 64 + t * 16);
+        ctx.cp_async4(slot + 32 + 4 * half, p.scales + n * (p.K / 16) + step * 8 + (t / 2) * 4);
+      } else {
+        nvh::store_u32x4(slot + 16 * half, {0u, 0u, 0u, 0u});
+        nvh::store_u32(slot + 32 + 4 * half, 0u);
       }
+    }
+  }
+
+  NVH_HD static RowStep row_from_slot(const uint8_t* slot, int half, int t) {
+    const nvh::U32x4 v = nvh::load_generic_u32x4(slot + 16 * half);
+    const uint32_t scales = nvh::load_generic_u32(slot + 32 + 4 * half);
+    const int first = 2 * (t % 2);  // this lane's two bytes in the 4 it copied
+    return RowStep{{v.x, v.y, v.z, v.w},
+                   {static_cast<uint8_t>(scales >> (8 * first)), static_cast<uint8_t>(scales >> (8 * first + 8))}};
+  }
+
+  // The E4M3 scale as a pair of 16-bit floats (exact in both types).
+  template <nvh::HalfKind kKind>
+  NVH_HD static uint32_t scale_pair(uint8_t e4m3) {
+    const float s = nvh::e4m3_to_float(e4m3);
+    return nvh::pack_half2_rn(s, s, kKind);
+  }
+
+  // Word q of a row's step (codes 8q..8q+7, all under scale block q / 2) as
+  // four weight pairs, scale folded in.
+  template <nvh::HalfKind kKind>
+  NVH_HD static void weight_pairs(const RowStep& r, int q, uint32_t pairs[4]) {
+    const uint32_t scale = scale_pair<kKind>(r.scale[q / 2]);
+    decode_e2m1x8_pairs<kKind>(r.words[q], pairs);
+    for (int i = 0; i < 4; ++i) pairs[i] = nvh::mul_half2<kKind>(pairs[i], scale);
+  }
+
+  // One step: word q of rows n0 + g and n0 + g + 8 feeds mmas 2q and 2q + 1,
+  // decoded just before them so few registers hold weights at a time.
+  template <nvh::HalfKind kKind, class Ctx>
+  NVH_HD static void mma_step(Ctx& ctx, const Params& p, const RowStep& lo, const RowStep& hi, int64_t step, int g,
+                              int t, float d[4]) {
+    const uint16_t* act = p.A + g * p.K + step * kStepK + 32 * t;
+    for (int q = 0; q < 4; ++q) {
+      uint32_t w_lo[4], w_hi[4];
+      weight_pairs<kKind>(lo, q, w_lo);
+      weight_pairs<kKind>(hi, q, w_hi);
+      for (int h = 0; h < 2; ++h) {
+        const int j = 2 * q + h;
+        const uint32_t a[4] = {w_lo[2 * h], w_hi[2 * h], w_lo[2 * h + 1], w_hi[2 * h + 1]};
+        uint32_t b[2] = {0u, 0u};
+        if (NVFP4_PROBE(g < p.M)) {
+          const nvh::U32x2 v = nvh::load_u32x2(act + 4 * j);
+          b[0] = v.x;
+          b[1] = v.y;
+        }
+        ctx.mma_m16n8k16(d, a, b, d, kKind);
+      }
+    }
+  }
+
+  template <nvh::HalfKind kKind, class Ctx>
+  NVH_HD static void run(Ctx& ctx, const Params& p) {
+    const uint32_t tiles_per_block = kWarps / p.split;
+    const int64_t tile = int64_t{ctx.block_idx().x} * tiles_per_block + ctx.warp() / p.split;
+    const int64_t part = ctx.warp() % p.split;
+    const int64_t n0 = tile * 16, steps = p.K / kStepK;
+    const int g = static_cast<int>(ctx.lane() / 4), t = static_cast<int>(ctx.lane() % 4);
+    float d[4] = {0.f, 0.f, 0.f, 0.f};
+
+    if (NVFP4_PROBE(n0 < p.N && part < steps)) {
+      // This lane's slot in each of its warp's stages.
+      uint8_t* slots = ctx.template shared_mem<uint8_t>() + ctx.warp() * kStages * kStageBytes + ctx.lane() * kSlotBytes;
+      const auto slot = [slots](int64_t i) { return slots + (i % kStages) * kStageBytes; };
+      int64_t issued = 0;  // steps of this warp whose copy has started
+      for (; issued < kStages - 1; ++issued) {
+        if (NVFP4_PROBE(part + issued * p.split < steps)) issue_step(ctx, p, slot(issued), n0, part + issued * p.split, g, t);
+        ctx.cp_async_commit();  // empty groups too, so the wait count below stays uniform
+      }
+      for (int64_t i = 0, step = part; NVFP4_PROBE(step < steps); ++i, step += p.split) {
+        const int64_t ahead = part + issued * p.split;
+        if (NVFP4_PROBE(ahead < steps)) issue_step(ctx, p, slot(issued), n0, ahead, g, t);
+        ctx.cp_async_commit();
+        ++issued;
+        ctx.template cp_async_wait<kStages - 1>();  // step i's copy has landed
+        mma_step<kKind>(ctx, p, row_from_slot(slot(i), 0, t), row_from_slot(slot(i), 1, t), step, g, t, d);
+      }
+    }
+
+    if (NVFP4_PROBE(p.split > 1)) {
+      // The parts meet: each parks its accumulators, part 0 adds them in order.
+      float* parked = reinterpret_cast<float*>(ctx.template shared_mem<uint8_t>() + kPipelineBytes);
+      for (int i = 0; i < 4; ++i) parked[(ctx.warp() * 32 + ctx.lane()) * 4 + i] = d[i];
+      ctx.sync_threads();
+      if (NVFP4_PROBE(part != 0)) return;
+      for (int i = 0; i < 4; ++i) {
+        for (uint32_t w = 1; w < p.split; ++w) d[i] = nvh::add_rn(d[i], parked[((ctx.warp() + w) * 32 + ctx.lane()) * 4 + i]);
+      }
+    }
+    if (NVFP4_PROBE(n0 >= p.N)) return;
+
+    const float global_scale = *p.global_scale;
+    for (int i = 0; i < 4; ++i) {
+      const int64_t n = n0 + g + (i >= 2 ? 8 : 0), m = 2 * t + (i % 2);
+      if (NVFP4_PROBE(n >= p.N || m >= p.M)) continue;
+      float y = nvh::mul_rn(d[i], global_scale);
+      if (NVFP4_PROBE(p.bias)) y = nvh::add_rn(y, nvh::half_bits_to_float(p.bias[n], kKind));
+      p.Y[m * p.N + n] = nvh::round_to_half_bits(y, kKind);
     }
   }
 
   template <class Ctx>
   NVH_HD static void body(Ctx& ctx, const Params& p) {
-    const int64_t n0 = int64_t{ctx.block_idx().x} * 16;
-    const int g = static_cast<int>(ctx.lane() / 4), t = static_cast<int>(ctx.lane() % 4);
-    float d[4] = {0.f, 0.f, 0.f, 0.f};
-
-    for (int64_t step = ctx.warp(); step < p.K / kStepK; step += kWarps) {
-      uint32_t row_lo[16], row_hi[16];  // rows n0 + g and n0 + g + 8
-      load_weight_pairs(p, n0 + g, step, t, row_lo);
-      load_weight_pairs(p, n0 + g + 8, step, t, row_hi);
-      const uint16_t* act = p.A + g * p.K + step * kStepK + 32 * t;
-      for (int j = 0; j < 8; ++j) {
-        const uint32_t a[4] = {row_lo[2 * j], row_hi[2 * j], row_lo[2 * j + 1], row_hi[2 * j + 1]};
-        uint32_t b[2] = {0u, 0u};
-        if (g < p.M) {
-          const nvh::U32x2 v = nvh::load_u32x2(act + 4 * j);
-          b[0] = v.x;
-          b[1] = v.y;
-        }
-        ctx.mma_m16n8k16(d, a, b, d, p.kind);
-      }
-    }
-
-    // Warps meet: each parks its accumulators, warp 0 adds them in warp order.
-    float* parked = ctx.template shared_mem<float>();
-    for (int i = 0; i < 4; ++i) parked[(ctx.warp() * 32 + ctx.lane()) * 4 + i] = d[i];
-    ctx.sync_threads();
-    if (ctx.warp() != 0) return;
-    const float global_scale = *p.global_scale;
-    for (int i = 0; i < 4; ++i) {
-      float sum = parked[ctx.lane() * 4 + i];
-      for (uint32_t w = 1; w < kWarps; ++w) sum = nvh::add_rn(sum, parked[(w * 32 + ctx.lane()) * 4 + i]);
-      const int64_t n = n0 + g + (i >= 2 ? 8 : 0), m = 2 * t + (i % 2);
-      if (n >= p.N || m >= p.M) continue;
-      float y = nvh::mul_rn(sum, global_scale);
-      if (p.bias) y = nvh::add_rn(y, nvh::half_bits_to_float(p.bias[n], p.kind));
-      p.Y[m * p.N + n] = nvh::round_to_half_bits(y, p.kind);
+    if (NVFP4_PROBE(p.kind == nvh::HalfKind::fp16)) {
+      run<nvh::HalfKind::fp16>(ctx, p);
+    } else {
+      run<nvh::HalfKind::bf16>(ctx, p);
     }
   }
 };

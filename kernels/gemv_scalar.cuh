@@ -19,6 +19,7 @@
 #include "harness/kernel_ctx.h"
 #include "harness/portable_math.h"
 #include "kernels/fp4_codec.cuh"
+#include "kernels/probes.h"
 
 namespace nvfp4 {
 
@@ -55,17 +56,18 @@ struct GemvScalarRows {
   // Eight weights of row n from its scale block b: e2m1 * e4m3, exact.
   NVH_HD static void load_weights(const Params& p, int64_t n, int64_t b, int part, float w[8]) {
     decode_e2m1x8(nvh::load_u32(p.packed + n * (p.K / 2) + b * 8 + part * 4), w);
-    const float scale = nvh::e4m3_to_float(p.scales[n * (p.K / 16) + b]);
+    const float scale = nvh::e4m3_to_float(nvh::load_u8(p.scales + n * (p.K / 16) + b));
     for (int j = 0; j < 8; ++j) w[j] = nvh::mul_rn(w[j], scale);
   }
 
   // Eight activations of row m starting at k, widened to fp32 (exact).
+  template <nvh::HalfKind kKind>
   NVH_HD static void load_activations(const Params& p, int64_t m, int64_t k, float a[8]) {
     const nvh::U32x4 v = nvh::load_u32x4(p.A + m * p.K + k);
     const uint32_t words[4] = {v.x, v.y, v.z, v.w};
     for (int i = 0; i < 4; ++i) {
-      a[2 * i] = nvh::half_bits_to_float(static_cast<uint16_t>(words[i]), p.kind);
-      a[2 * i + 1] = nvh::half_bits_to_float(static_cast<uint16_t>(words[i] >> 16), p.kind);
+      a[2 * i] = nvh::half_bits_to_float(static_cast<uint16_t>(words[i]), kKind);
+      a[2 * i + 1] = nvh::half_bits_to_float(static_cast<uint16_t>(words[i] >> 16), kKind);
     }
   }
 
@@ -75,22 +77,22 @@ struct GemvScalarRows {
     return v;
   }
 
-  template <class Ctx>
-  NVH_HD static void body(Ctx& ctx, const Params& p) {
+  template <nvh::HalfKind kKind, class Ctx>
+  NVH_HD static void run(Ctx& ctx, const Params& p) {
     const int64_t warp = int64_t{ctx.block_idx().x} * GemvScalar::kWarpsPerBlock + ctx.warp();
     const int64_t n0 = warp * kRows;
-    if (n0 >= p.N) return;  // the whole warp leaves together
+    if (NVFP4_PROBE(n0 >= p.N)) return;  // the whole warp leaves together
     const int64_t lane = ctx.lane();
 
     float acc[GemvScalar::kMaxM][kRows] = {};
-    for (int64_t b = lane; b < p.K / 16; b += 32) {
+    for (int64_t b = lane; NVFP4_PROBE(b < p.K / 16); b += 32) {
       for (int part = 0; part < 2; ++part) {
         float w[kRows][8];
         for (int r = 0; r < kRows; ++r) load_weights(p, n0 + r, b, part, w[r]);
         for (int m = 0; m < GemvScalar::kMaxM; ++m) {
-          if (m >= p.M) break;
+          if (NVFP4_PROBE(m >= p.M)) break;
           float a[8];
-          load_activations(p, m, b * 16 + part * 8, a);
+          load_activations<kKind>(p, m, b * 16 + part * 8, a);
           for (int r = 0; r < kRows; ++r) {
             for (int j = 0; j < 8; ++j) acc[m][r] = nvh::fma_rn(a[j], w[r][j], acc[m][r]);
           }
@@ -100,15 +102,24 @@ struct GemvScalarRows {
 
     const float global_scale = *p.global_scale;
     for (int m = 0; m < GemvScalar::kMaxM; ++m) {
-      if (m >= p.M) break;
+      if (NVFP4_PROBE(m >= p.M)) break;
       for (int r = 0; r < kRows; ++r) {
         const float sum = warp_sum(ctx, acc[m][r]);
-        if (lane != 0) continue;
+        if (NVFP4_PROBE(lane != 0)) continue;
         const int64_t n = n0 + r;
         float y = nvh::mul_rn(sum, global_scale);
-        if (p.bias) y = nvh::add_rn(y, nvh::half_bits_to_float(p.bias[n], p.kind));
-        p.Y[m * p.N + n] = nvh::round_to_half_bits(y, p.kind);
+        if (NVFP4_PROBE(p.bias)) y = nvh::add_rn(y, nvh::half_bits_to_float(p.bias[n], kKind));
+        p.Y[m * p.N + n] = nvh::round_to_half_bits(y, kKind);
       }
+    }
+  }
+
+  template <class Ctx>
+  NVH_HD static void body(Ctx& ctx, const Params& p) {
+    if (NVFP4_PROBE(p.kind == nvh::HalfKind::fp16)) {
+      run<nvh::HalfKind::fp16>(ctx, p);
+    } else {
+      run<nvh::HalfKind::bf16>(ctx, p);
     }
   }
 };

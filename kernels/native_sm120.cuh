@@ -29,6 +29,7 @@
 #include "harness/kernel_ctx.h"
 #include "harness/portable_math.h"
 #include "kernels/fp4_codec.cuh"
+#include "kernels/probes.h"
 #include "kernels/scale_layout.h"
 
 namespace nvfp4 {
@@ -58,9 +59,9 @@ NVH_HD NVH_INLINE float fold_abs_max(float m, float x) {
 
 // The reference's global_scale_for_amax.
 NVH_HD NVH_INLINE float act_global_scale(float amax) {
-  if (amax == 0.0f) return 1.0f;
+  if (NVFP4_PROBE(amax == 0.0f)) return 1.0f;
   const float g = div_rn(amax, 6.0f * 448.0f);   // 2688 is exact
-  return g > 0.0f ? g : nvh::bits_to_float(1u);  // 2^-149: keeps 6 * g > 0
+  return NVFP4_PROBE(g > 0.0f) ? g : nvh::bits_to_float(1u);  // 2^-149: keeps 6 * g > 0
 }
 
 // Round to the E2M1 grid {0, .5, 1, 1.5, 2, 3, 4, 6}, ties to the even code,
@@ -72,13 +73,13 @@ NVH_HD NVH_INLINE float act_global_scale(float amax) {
 NVH_HD NVH_INLINE uint8_t encode_e2m1(float v) {
   const uint32_t bits = nvh::float_to_bits(v);
   const float a = abs_bits(v);
-  const uint32_t code = a <= 0.25f   ? 0u
-                        : a < 0.75f  ? 1u
-                        : a <= 1.25f ? 2u
-                        : a < 1.75f  ? 3u
-                        : a <= 2.5f  ? 4u
-                        : a < 3.5f   ? 5u
-                        : a <= 5.0f  ? 6u
+  const uint32_t code = NVFP4_PROBE(a <= 0.25f) ? 0u
+                        : NVFP4_PROBE(a < 0.75f) ? 1u
+                        : NVFP4_PROBE(a <= 1.25f) ? 2u
+                        : NVFP4_PROBE(a < 1.75f) ? 3u
+                        : NVFP4_PROBE(a <= 2.5f) ? 4u
+                        : NVFP4_PROBE(a < 3.5f) ? 5u
+                        : NVFP4_PROBE(a <= 5.0f) ? 6u
                                      : 7u;  // > 5, inf (and NaN, as the toolkit does)
   return static_cast<uint8_t>(code | ((bits >> 28) & 0x8u));
 }
@@ -93,7 +94,7 @@ NVH_HD NVH_INLINE uint8_t act_block_scale(float block_amax, float g) {
 
 // The reference's encode_element: a vanishing scale product gives signed zeros.
 NVH_HD NVH_INLINE uint8_t act_code(float x, float scale_product) {
-  if (scale_product == 0.0f) return static_cast<uint8_t>((nvh::float_to_bits(x) >> 28) & 0x8u);
+  if (NVFP4_PROBE(scale_product == 0.0f)) return static_cast<uint8_t>((nvh::float_to_bits(x) >> 28) & 0x8u);
   return encode_e2m1(div_rn(x, scale_product));
 }
 
@@ -132,15 +133,15 @@ struct ActAmaxPartial {
     const int64_t stride = int64_t{ctx.grid_dim().x} * ctx.block_dim().x;
     float m = 0.0f;
     for (int64_t i = int64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x;
-         i < p.count; i += stride) {
+         NVFP4_PROBE(i < p.count); i += stride) {
       m = fold_abs_max(m, nvh::half_bits_to_float(p.A[i], p.kind));
     }
     // Warp maxima through shared memory, then thread 0 folds them.
     m = warp_max(ctx, m);
     float* per_warp = ctx.template shared_mem<float>();
-    if (ctx.lane() == 0) per_warp[ctx.warp()] = m;
+    if (NVFP4_PROBE(ctx.lane() == 0)) per_warp[ctx.warp()] = m;
     ctx.sync_threads();
-    if (ctx.thread_idx().x == 0) {
+    if (NVFP4_PROBE(ctx.thread_idx().x == 0)) {
       float all = 0.0f;
       for (uint32_t w = 0; w < ctx.block_dim().x / 32; ++w)
         all = per_warp[w] > all ? per_warp[w] : all;
@@ -170,9 +171,9 @@ struct ActGlobalScale {
   template <class Ctx>
   NVH_HD static void body(Ctx& ctx, const Params& p) {
     float m = 0.0f;
-    for (int64_t i = ctx.lane(); i < p.count; i += 32) m = p.partial[i] > m ? p.partial[i] : m;
+    for (int64_t i = ctx.lane(); NVFP4_PROBE(i < p.count); i += 32) m = p.partial[i] > m ? p.partial[i] : m;
     m = warp_max(ctx, m);
-    if (ctx.lane() == 0) *p.global_scale = act_global_scale(m);
+    if (NVFP4_PROBE(ctx.lane() == 0)) *p.global_scale = act_global_scale(m);
   }
 
   static nvh::LaunchShape shape(const Params&) {
@@ -220,12 +221,13 @@ struct ActQuantize {
     const int64_t total = p.M * blocks_per_row;
     const int64_t stride = int64_t{ctx.grid_dim().x} * ctx.block_dim().x;
     const float g = *p.global_scale;
-    for (int64_t i = int64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x; i < total;
+    for (int64_t i = int64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x;
+         NVFP4_PROBE(i < total);
          i += stride) {
       const int64_t row = i / blocks_per_row, b = i - row * blocks_per_row;
       const uint8_t scale = quantize_block(p.A + row * p.K + b * kActBlock, p.kind, g,
                                            p.packed + row * (p.K / 2) + b * (kActBlock / 2));
-      p.scales[p.tiled_scales ? tiled_scale_offset(row, b, blocks_per_row) : i] = scale;
+      p.scales[NVFP4_PROBE(p.tiled_scales) ? tiled_scale_offset(row, b, blocks_per_row) : i] = scale;
     }
   }
 
@@ -249,11 +251,12 @@ struct ScaleRetile {
   NVH_HD static void body(Ctx& ctx, const Params& p) {
     const int64_t total = tiled_scale_bytes(p.rows, p.cols);
     const int64_t stride = int64_t{ctx.grid_dim().x} * ctx.block_dim().x;
-    for (int64_t o = int64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x; o < total;
+    for (int64_t o = int64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x;
+         NVFP4_PROBE(o < total);
          o += stride) {
       int64_t r = 0, c = 0;
       tiled_scale_coords(o, p.cols, &r, &c);
-      p.tiled[o] = (r < p.rows && c < p.cols) ? p.row_major[r * p.cols + c] : uint8_t{0};
+      p.tiled[o] = NVFP4_PROBE(r < p.rows && c < p.cols) ? p.row_major[r * p.cols + c] : uint8_t{0};
     }
   }
 

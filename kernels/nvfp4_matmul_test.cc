@@ -313,6 +313,15 @@ TEST(RunMatmulBadInput, ElementCountsThatOverflow64Bits) {
   expect_error(c, "overflows a 64-bit element count");
 }
 
+TEST(RunMatmulBadInput, DimensionsPast32Bits) {
+  HostCall c;
+  const int64_t big = int64_t{1} << 31;
+  c.args.A.shape = {4, big};
+  c.args.B.shape = {8, big / 2};
+  c.args.weight_scale.shape = {8, big / 16};
+  expect_error(c, "K = 2147483648: larger than 2^31 - 1");
+}
+
 TEST(RunMatmulBadInput, ForcedRouteThatCannotRun) {
   HostCall c;
   Options o;

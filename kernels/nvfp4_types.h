@@ -64,6 +64,7 @@ struct Problem {
   uint32_t a_address_mod16 = 0;
   uint32_t b_address_mod16 = 0;
   uint32_t scratch_address_mod16 = 0;
+  uint32_t scales_address_mod4 = 0;  // weight_scale's address modulo 4
 };
 
 // What the dispatcher knows of the device.

@@ -1,0 +1,86 @@
+// The operator's branch probes (kernels/probes.h) against its sources: every
+// NVFP4_PROBE sits in a listed file, one per line, and in a probe build every
+// one of them is a registered site, so the tracefile lists it even where it
+// never ran. In a build without probes none is registered (the macro is the
+// bare condition).
+#include "kernels/probes.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "harness/host_executor.h"
+#include "harness/probe_counts.h"
+#include "kernels/bias_broadcast.cuh"
+#include "kernels/bias_round.cuh"
+
+namespace nvfp4 {
+namespace {
+
+using Site = std::pair<uint32_t, uint32_t>;  // file index, line
+
+// Every NVFP4_PROBE( in kernels/*.cuh, by scanning the sources.
+std::set<Site> probes_in_sources(std::string* problems) {
+  const std::filesystem::path dir = std::filesystem::path(__FILE__).parent_path();
+  std::set<Site> sites;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".cuh") continue;
+    const std::string rel = "kernels/" + entry.path().filename().string();
+    std::ifstream in(entry.path());
+    std::string text;
+    uint32_t line = 0;
+    while (std::getline(in, text)) {
+      ++line;
+      const std::size_t first = text.find("NVFP4_PROBE(");
+      if (first == std::string::npos) continue;
+      if (text.find("NVFP4_PROBE(", first + 1) != std::string::npos)
+        *problems += rel + ":" + std::to_string(line) + " has two probes\n";
+      uint32_t index = kProbeFileCount;
+      for (uint32_t i = 0; i < kProbeFileCount; ++i) {
+        if (rel == kProbeFiles[i]) index = i;
+      }
+      if (index == kProbeFileCount) *problems += rel + " holds probes but is not in kProbeFiles\n";
+      if (line >= nvh::probe::kMaxLine)
+        *problems += rel + ":" + std::to_string(line) + " is past kMaxLine\n";
+      sites.insert({index, line});
+    }
+  }
+  return sites;
+}
+
+TEST(Probes, EverySourceProbeIsListedOncePerLine) {
+  std::string problems;
+  EXPECT_GT(probes_in_sources(&problems).size(), 40u);
+  EXPECT_EQ(problems, "");
+}
+
+TEST(Probes, EverySourceProbeIsARegisteredSiteInAProbeBuild) {
+  // The GPU-only kernels' host bodies, instantiated here as device_launch.cuh
+  // does in a CUDA build, so that their sites register too.
+  static_cast<void>(&nvh::launch_on_host<BiasRound>);
+  static_cast<void>(&nvh::launch_on_host<BiasBroadcast>);
+  std::set<Site> registered;
+  for (const auto& s : nvh::probe::registered_sites()) registered.insert({s.file, s.line});
+  if (!nvh::probe::enabled()) {
+    EXPECT_TRUE(registered.empty())
+        << "probes are off, yet " << registered.size() << " sites registered";
+    GTEST_SKIP() << "built without NVFP4_DEVICE_PROBES: the macro is the bare condition";
+  }
+  std::string problems;
+  const std::set<Site> in_sources = probes_in_sources(&problems);
+  for (const Site& s : in_sources) {
+    EXPECT_TRUE(registered.count(s))
+        << kProbeFiles[s.first] << ":" << s.second << " is not registered";
+  }
+  for (const Site& s : registered) {
+    EXPECT_TRUE(in_sources.count(s))
+        << "registered site " << s.first << ":" << s.second << " has no probe in the sources";
+  }
+}
+
+}  // namespace
+}  // namespace nvfp4
