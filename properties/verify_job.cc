@@ -2,18 +2,23 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 
 #include "harness/junit.h"
+#include "harness/lcov_trace.h"
 #include "harness/manifest.h"
+#include "harness/probe_counts.h"
 #include "harness/progress.h"
 #include "harness/route_gate.h"
 #include "harness/route_record.h"
 #include "kernels/dispatch.h"
 #include "kernels/nvfp4_matmul.h"
+#include "kernels/probes.h"
 #include "properties/families.h"
 #include "properties/model_prefill.h"
+#include "properties/route_coverage.h"
 #include "properties/verify_case.h"
 #include "reference/toolkit_crosscheck.h"
 
@@ -134,21 +139,16 @@ nvh::JUnitSuite verify_model(nvh::Backend& backend, Tally& tally, std::ostream& 
   return suite;
 }
 
-nvh::GateDeclaration gate_declaration() {
-  nvh::GateDeclaration d{"nvfp4_matmul", {}};
-  for (Route r : kAllRoutes) {
-    nvh::RouteDeclaration rd{route_name(r), route_reasons(r)};
-    if (r != Route::empty && r != Route::native_sm120) rd.reasons.push_back("forced");
-    d.routes.push_back(rd);
+// The kernel probes of this run (reset at its start) as lcov branch sites:
+// the GPU's counters on a GPU backend, the host executor's otherwise.
+std::vector<nvh::BranchSite> probe_sites(const nvh::Backend& backend, const std::string& root) {
+  const auto which = backend.kind() == nvh::BackendKind::host ? nvh::probe::Counters::host : nvh::probe::Counters::device;
+  std::vector<nvh::BranchSite> sites;
+  for (const nvh::probe::SiteCount& c : nvh::probe::read_counts(which)) {
+    const std::string file = c.file < kProbeFileCount ? kProbeFiles[c.file] : "unknown_probe_file_" + std::to_string(c.file);
+    sites.push_back({root + "/" + file, c.line, c.taken, c.not_taken});
   }
-  return d;
-}
-
-nvh::HardwareGates hardware_gates(const nvh::Backend& backend) {
-  nvh::HardwareGates gates;
-  const std::string missing = native_sm120_missing_capability(device_caps(backend));
-  if (!missing.empty()) gates[route_name(Route::native_sm120)] = missing;
-  return gates;
+  return sites;
 }
 
 std::string write_outputs(const std::string& dir, const std::vector<nvh::JUnitSuite>& suites, const nvh::Manifest& manifest) {
@@ -167,6 +167,7 @@ int run_verify(nvh::Backend& backend, const VerifyOptions& o, std::ostream& out)
   std::filesystem::remove(route_log);
   nvh::RouteRecorder::global().clear();
   nvh::RouteRecorder::global().set_log_path(route_log);
+  if (!o.device_coverage.empty()) nvh::probe::reset_counts();  // count this run only
 
   const int random_cases = o.random_cases >= 0 ? o.random_cases : backend.kind() == nvh::BackendKind::host ? 25 : 200;
   out << "nvfp4-harness verify on " << backend.name() << " (" << backend.arch() << ", " << backend.caps().device_name
@@ -194,6 +195,17 @@ int run_verify(nvh::Backend& backend, const VerifyOptions& o, std::ostream& out)
   out << "\nroute coverage:\n" << nvh::render_gate_text(gate);
   const bool whole_run = o.families.empty();  // a filtered run cannot be expected to reach every route
   if (whole_run && !gate.passed()) tally.add(Outcome::fail, "route-coverage-gate", "see the route table");
+  std::ofstream(o.out_dir + "/route_gate.txt") << nvh::render_gate_text(gate);
+  std::ofstream(o.out_dir + "/route_gate.json") << nvh::render_gate_json(gate);
+  if (!o.device_coverage.empty()) {  // kernel branch coverage next to the route table
+    const std::string root = o.source_root.empty()
+                                 ? std::filesystem::path(__FILE__).parent_path().parent_path().string()
+                                 : o.source_root;
+    const std::vector<nvh::BranchSite> sites = probe_sites(backend, root);
+    nvh::write_lcov_tracefile(o.device_coverage, "probes_" + backend.arch(), sites);
+    out << "\nkernel branch coverage (probes, " << backend.arch() << "): "
+        << nvh::render_trace_summary(sites, 20, root + "/") << "wrote " << o.device_coverage << "\n";
+  }
 
   out << "\nwrote " << write_outputs(o.out_dir, suites, manifest) << "\n";
   out << "summary: OK " << tally.counts[Outcome::ok] << ", FAIL " << tally.counts[Outcome::fail] << ", NOT_SUPPORTED "

@@ -24,6 +24,11 @@ struct VerifyOptions {
   uint64_t seed = 1;
   std::string out_dir = "out/verify";
   bool primitives = true, model = true;
+  // Kernel branch coverage (harness/probe.h, builds with NVFP4_DEVICE_PROBES):
+  // the probe counts of this run on this backend as an lcov tracefile ("" = none),
+  // its SF paths under source_root ("" = the source tree this was built from).
+  std::string device_coverage;
+  std::string source_root;
 };
 
 // Returns the process exit code: 0 when nothing failed and the gate passed.

@@ -1,0 +1,52 @@
+// The route-coverage gate over the families' own launches: it passes with
+// every family, and fails, naming the family, when any one family's launches
+// are taken away (the seed's blind spot: a family that never runs).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "harness/route_gate.h"
+#include "harness/route_record.h"
+#include "properties/families.h"
+#include "properties/route_coverage.h"
+#include "properties/verify_case.h"
+
+namespace nvfp4 {
+namespace {
+
+std::vector<nvh::LaunchRecord> family_launches(nvh::Backend& backend) {
+  nvh::RouteRecorder::global().clear();
+  for (const Family& f : all_families()) {
+    std::vector<CaseSpec> cases = f.examples;
+    for (const CaseSpec& s : sample_family(f, 10, 7)) cases.push_back(s);
+    for (const CaseSpec& spec : cases) {
+      nvh::RecordContext context(f.name, spec.name());
+      EXPECT_EQ(verify_case(backend, spec).outcome, Outcome::ok) << spec.name();
+    }
+  }
+  return nvh::RouteRecorder::global().records();
+}
+
+TEST(RouteCoverageGate, PassesWithEveryFamilyAndFailsWithoutAnyOne) {
+  auto host = nvh::make_host_backend();
+  const std::vector<nvh::LaunchRecord> all = family_launches(*host);
+  const nvh::GateDeclaration declaration = gate_declaration();
+  const nvh::HardwareGates gates = hardware_gates(*host);
+  const nvh::GateReport full = nvh::evaluate_gate(declaration, gates, all);
+  ASSERT_TRUE(full.passed()) << nvh::render_gate_text(full);
+
+  for (const Family& f : all_families()) {
+    std::vector<nvh::LaunchRecord> without;
+    for (const auto& r : all) {
+      if (r.family != f.name) without.push_back(r);
+    }
+    const nvh::GateReport report = nvh::evaluate_gate(declaration, gates, without);
+    EXPECT_FALSE(report.passed()) << "removing family " << f.name << " went unnoticed";
+    const std::string text = nvh::render_gate_text(report);
+    EXPECT_NE(text.find("family \"" + f.name + "\": MISSING"), std::string::npos) << text;
+  }
+}
+
+}  // namespace
+}  // namespace nvfp4
