@@ -16,6 +16,7 @@
 #include "kernels/gemm_step.h"
 #include "kernels/nvfp4_matmul.h"
 #include "kernels/prefill_vec8.cuh"
+#include "bench/pattern_copy.cuh"
 
 namespace nvfp4 {
 namespace {
@@ -112,11 +113,31 @@ class Bench {
     const int n = sets_for(s, b_.caps().l2_bytes);
     for (int i = 0; i < n; ++i) sets.push_back(make_set(b_, s, rng));
     const nvh::TimingStats t = nvh::time_launches(b_, o_.warmup, o_.reps, [&](int i) { launch(*sets[i % n]); });
-    BenchRow row{group, name, what, s.M, s.N, s.K, t.median_us, t.min_us, t.max_us, bytes, flops, t.launches, n};
+    record({group, name, what, s.M, s.N, s.K, t.median_us, t.min_us, t.max_us, bytes, flops, t.launches, n});
+  }
+
+  void record(const BenchRow& row) {
     report_.rows.push_back(row);
-    progress_ << "  " << std::left << std::setw(44) << name << std::right << std::fixed << std::setprecision(1)
-              << std::setw(10) << t.median_us << " us  "
-              << std::setw(5) << 100.0 * bytes / (t.median_us * 1e-6) / report_.copy_bytes_per_s << "% of copy\n";
+    progress_ << "  " << std::left << std::setw(44) << row.name << std::right << std::fixed << std::setprecision(1)
+              << std::setw(10) << row.median_us << " us  " << std::setw(5)
+              << 100.0 * row.bytes / (row.median_us * 1e-6) / report_.copy_bytes_per_s << "% of copy\n";
+  }
+
+  // A device-to-device copy reading and writing `bytes` in all, over enough
+  // buffer pairs that the L2 cannot serve them.
+  void time_copy(const std::string& group, const std::string& name, const Shape& s, double bytes) {
+    const std::size_t half = static_cast<std::size_t>(bytes / 2);
+    const int n = static_cast<int>(std::clamp<std::size_t>(4 * b_.caps().l2_bytes / (2 * half) + 1, 2, 64));
+    std::vector<nvh::Buffer> src, dst;
+    for (int i = 0; i < n; ++i) {
+      src.emplace_back(b_, half);
+      dst.emplace_back(b_, half);
+      b_.fill(src.back().data(), 0x5A, half);
+    }
+    const nvh::TimingStats t = nvh::time_launches(b_, o_.warmup, o_.reps, [&](int i) {
+      nvh::copy_on_device(b_, dst[i % n].data(), src[i % n].data(), half);
+    });
+    record({group, name, "copy", s.M, s.N, s.K, t.median_us, t.min_us, t.max_us, bytes, 0, t.launches, n});
   }
 
   BenchReport& report() { return report_; }
@@ -137,6 +158,15 @@ void prefill_group(nvh::Backend& backend, Bench& bench) {
     const Shape s{1024, N, K};
     const std::string id = shape_name(s);
     const double flops = 2.0 * s.M * s.N * s.K;
+    // A copy moving the same bytes (half read, half written): the copy
+    // ceiling at this size, where launch and ramp cost what they cost.
+    bench.time_copy("prefill", "cudaMemcpy of the same bytes " + id, s, dequant_bytes(s));
+    // The floor of prefill_vec8's access pattern: its loads and stores, no arithmetic.
+    bench.time("prefill", "vec8 memory pattern alone " + id, "pattern", s, dequant_bytes(s), 0, [&](InputSet& in) {
+      const PatternCopy::Params p{static_cast<const uint8_t*>(in.B.data()), static_cast<uint16_t*>(in.scratch.data()),
+                                  s.N, s.K};
+      nvh::launch<PatternCopy>(backend, PatternCopy::shape(p), p);
+    });
     bench.time("prefill", "dequant prefill_vec8 " + id, "dequant", s, dequant_bytes(s), 0,
                [&](InputSet& in) { run_dequant(backend, Route::prefill_vec8, in.args, in.scratch.data()); });
     bench.time("prefill", "dequant prefill_scalar " + id, "dequant", s, dequant_bytes(s), 0,
@@ -146,6 +176,10 @@ void prefill_group(nvh::Backend& backend, Bench& bench) {
     });
     bench.time("prefill", "prefill e2e (vec8+GEMM+bias) " + id, "prefill_e2e", s, dequant_bytes(s) + gemm_bytes(s), flops,
                [&](InputSet& in) { run_matmul(backend, in.args); });
+    Shape no_bias = s;
+    no_bias.bias = false;
+    bench.time("prefill", "prefill e2e without bias " + id, "prefill_e2e", no_bias, dequant_bytes(s) + gemm_bytes(s),
+               flops, [&](InputSet& in) { run_matmul(backend, in.args); });
   }
 }
 
@@ -199,6 +233,8 @@ BenchReport run_bench(nvh::Backend& backend, const BenchOptions& o, std::ostream
   r.copy_bytes_per_s = nvh::measure_copy_ceiling(backend, std::size_t{1} << 30, 50);
   progress << "device " << r.device << ": device-to-device copy " << r.copy_bytes_per_s / 1e12
            << " TB/s (read + write, 1 GiB, median of 50)\n";
+  r.write_bytes_per_s = nvh::measure_fill_ceiling(backend, std::size_t{1} << 30, 50);
+  progress << "write-only (memset) " << r.write_bytes_per_s / 1e12 << " TB/s\n";
   if (wanted(o, "prefill")) prefill_group(backend, bench);
   if (wanted(o, "sweep")) sweep_group(backend, bench);
   if (wanted(o, "decode")) decode_group(backend, bench);
@@ -208,7 +244,7 @@ BenchReport run_bench(nvh::Backend& backend, const BenchOptions& o, std::ostream
 std::string render_bench_table(const BenchReport& r) {
   std::ostringstream o;
   o << "device: " << r.device << "; copy ceiling " << std::fixed << std::setprecision(3) << r.copy_bytes_per_s / 1e12
-    << " TB/s (read + write)\n";
+    << " TB/s (read + write); write-only (memset) " << r.write_bytes_per_s / 1e12 << " TB/s\n";
   o << std::left << std::setw(46) << "case" << std::right << std::setw(11) << "median us" << std::setw(10) << "MB"
     << std::setw(9) << "TB/s" << std::setw(9) << "%copy" << std::setw(10) << "TFLOP/s" << std::setw(6) << "sets" << "\n";
   for (const BenchRow& row : r.rows) {
@@ -225,6 +261,7 @@ std::string render_bench_json(const BenchReport& r) {
   nlohmann::json j;
   j["device"] = r.device;
   j["copy_bytes_per_s"] = r.copy_bytes_per_s;
+  j["write_bytes_per_s"] = r.write_bytes_per_s;
   for (const BenchRow& row : r.rows) {
     const double s = row.median_us * 1e-6;
     j["rows"].push_back({{"group", row.group}, {"name", row.name}, {"what", row.what}, {"M", row.M}, {"N", row.N},

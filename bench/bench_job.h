@@ -32,6 +32,7 @@ struct BenchRow {
 
 struct BenchReport {
   double copy_bytes_per_s = 0;
+  double write_bytes_per_s = 0;  // cudaMemset: what writing alone reaches
   std::string device;
   std::vector<BenchRow> rows;
 };
