@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
 # One call on the lent H200: the GPU test suites, compute-sanitizer, verify,
-# the hash manifest and the benchmarks, from binaries built on the dev machine
-# (preset cuda-sm90) and carried in BIN. Logs go to OUT (default ./out/device).
-# Usage: ci/device/h200-check.sh BIN [steps...]  steps: tests sanitize verify hash bench (default all)
+# the hash manifest, the benchmarks, the prefill replays and the kernel branch
+# coverage, from binaries built on the dev machine and carried in BIN (preset
+# cuda-sm90) and PROBES (preset cuda-probes, for the coverage step). Logs go
+# to OUT (default ./out/device), and all of them into OUT/device-logs.tgz.
+# Usage: [PROBES=dir] ci/device/h200-check.sh BIN [steps...]
+#   steps: tests sanitize verify hash bench replay coverage (default all)
 set -uo pipefail
 bin="$1"; shift
 out="${OUT:-out/device}"
 mkdir -p "$out"
 steps=("$@")
-((${#steps[@]})) || steps=(tests sanitize verify hash bench)
+((${#steps[@]})) || steps=(tests sanitize verify hash bench replay coverage)
 status=0
 run() {  # run NAME CMD...: tee the output to $out/NAME.log, remember failures
   local name="$1"; shift
   echo "=== $name: $*"
-  local t0=$(date +%s.%N)
+  local t0=$(date +%s%N)
   "$@" > "$out/$name.log" 2>&1
   local rc=$?
-  printf '=== %s: rc=%d, %.1f s\n' "$name" "$rc" "$(echo "$(date +%s.%N) - $t0" | bc)"
+  local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  echo "=== $name: rc=$rc, $((ms / 1000)).$(printf '%03d' $((ms % 1000))) s"
   tail -n 4 "$out/$name.log"
   ((rc == 0)) || status=1
 }
@@ -37,6 +41,17 @@ for step in "${steps[@]}"; do
       run hash "$bin/nvfp4-harness" hash --backend cuda --cases seed8 --out "$out/seed8.h200.json" ;;
     bench)
       run bench "$bin/nvfp4-harness" bench --json "$out/bench.json" ;;
+    replay)
+      for route in prefill_scalar prefill_vec8; do
+        run "replay_$route" "$bin/nvfp4-harness" replay bench/manifests/qwen_like_prefill.json --prompt 8192 \
+          --chunk 256 --route "$route" --json "$out/replay_$route.json"
+      done ;;
+    coverage)
+      run device_coverage env CASES=50 NVFP4_DEVICE_COVERAGE_OUT="$out/device-coverage" \
+        bash ci/device-coverage.sh "${PROBES:?PROBES: the cuda-probes build}"
+      run probe_cost env NVFP4_PROBE_COST_OUT="$out/probe-cost" bash coverage/probe-cost.sh "$bin" "$PROBES" 1 ;;
   esac
 done
+# The device tool brings back at most 8 files: everything also goes into one archive.
+tar -czf "$out/../device-logs.tgz" -C "$out" . 2>/dev/null && mv "$out/../device-logs.tgz" "$out/"
 exit $status
