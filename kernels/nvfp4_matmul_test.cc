@@ -125,6 +125,9 @@ TEST_P(OnBackend, GemvMmaMatchesTheReference) {
     run_and_check(backend(), spec(8, 40, 1152, 16, t), Route::gemv_mma);  // partial last tile, 9 steps
     run_and_check(backend(), spec(5, 3, 256, 16, t, true), Route::gemv_mma);
   }
+  // Enough tiles that one warp owns each, and K steps enough for the cp.async
+  // pipeline's steady state (copies issued while earlier steps compute).
+  run_and_check(backend(), spec(2, 2048, 1024, 16, DType::bf16, true), Route::gemv_mma);
 }
 
 // In exact mode every route lands on the rounded exact sum, hence on the same bits.
