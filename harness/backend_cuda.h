@@ -6,6 +6,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <string>
 
 #include "harness/backend.h"
@@ -17,6 +18,15 @@ void throw_on_cuda_error(cudaError_t status, const char* call, const char* file,
 void throw_on_cublas_error(cublasStatus_t status, const char* call, const char* file, int line);
 #define NVH_CUDA_CHECK(call) ::nvh::throw_on_cuda_error((call), #call, __FILE__, __LINE__)
 #define NVH_CUBLAS_CHECK(call) ::nvh::throw_on_cublas_error((call), #call, __FILE__, __LINE__)
+
+// The largest power of two (up to 256) that divides the address: what
+// cuBLASLt's heuristics must be told of each operand's alignment.
+inline uint32_t address_alignment(const void* p) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  uint32_t align = 256;
+  while (align > 1 && a % align) align /= 2;
+  return align;
+}
 
 class CudaBackend final : public Backend {
  public:

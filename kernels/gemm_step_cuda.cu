@@ -28,14 +28,6 @@ Output output_of(const GemmStepArgs& g) {
 
 cudaDataType_t cuda_type(DType t) { return t == DType::fp16 ? CUDA_R_16F : CUDA_R_16BF; }
 
-// The largest power of two (up to 256) that divides the address: cuBLASLt's
-// heuristics must be told how aligned each operand really is.
-uint32_t alignment_of(const void* p) {
-  const auto a = reinterpret_cast<uintptr_t>(p);
-  uint32_t align = 256;
-  while (align > 1 && a % align) align /= 2;
-  return align;
-}
 
 // Descriptors and the chosen algorithm for one problem; built once, reused.
 struct LtPlan {
@@ -56,11 +48,11 @@ void* product_target(nvh::CudaBackend& gpu, const GemmStepArgs& g) {
 
 PlanKey key_of(const nvh::CudaBackend& gpu, const GemmStepArgs& g, const void* target) {
   return {gpu.device(), g.M, g.N, g.K, static_cast<int>(g.dtype), static_cast<int>(output_of(g)),
-          alignment_of(g.A), alignment_of(g.W), alignment_of(target)};
+          nvh::address_alignment(g.A), nvh::address_alignment(g.W), nvh::address_alignment(target)};
 }
 
 void set_alignment_prefs(cublasLtMatmulPreference_t pref, const GemmStepArgs& g, const void* target) {
-  const uint32_t a = alignment_of(g.W), b = alignment_of(g.A), c = alignment_of(target);
+  const uint32_t a = nvh::address_alignment(g.W), b = nvh::address_alignment(g.A), c = nvh::address_alignment(target);
   NVH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &a, sizeof a));
   NVH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &b, sizeof b));
   NVH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &c, sizeof c));

@@ -41,14 +41,6 @@ constexpr std::size_t kFirstFp4CublasLt = 120800;
 
 cudaDataType_t output_type(DType t) { return t == DType::fp16 ? CUDA_R_16F : CUDA_R_16BF; }
 
-// The largest power of two (up to 256) dividing the address: the heuristic
-// must not pick a kernel that assumes more alignment than the caller's B or Y have.
-uint32_t alignment_of(const void* p) {
-  const auto a = reinterpret_cast<uintptr_t>(p);
-  uint32_t align = 256;
-  while (align > 1 && a % align) align /= 2;
-  return align;
-}
 
 // The descriptors of one call, destroyed with it.
 struct LtCall {
@@ -80,8 +72,8 @@ struct NativeOperands {
 void set_preferences(LtCall& call, const MatmulArgs& args, const NativeOperands& in) {
   NVH_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&call.pref));
   const std::size_t workspace = kWorkspaceBytes;
-  const uint32_t w = alignment_of(in.w_packed), a = alignment_of(in.a_packed),
-                 y = alignment_of(args.Y.data);
+  const uint32_t w = nvh::address_alignment(in.w_packed), a = nvh::address_alignment(in.a_packed),
+                 y = nvh::address_alignment(args.Y.data);
   const std::pair<cublasLtMatmulPreferenceAttributes_t, uint32_t> alignments[] = {
       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, w},
       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, a},

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/backend_fixture.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -116,28 +118,8 @@ TEST(NativeQuantizerHelpers, BlockScaleAndCodesMatchTheReference) {
 
 // ---- the kernels, on every backend this build has ----
 
-std::vector<std::string> backend_names() {
-#if defined(NVH_HAVE_CUDA)
-  return {"host", "cuda"};
-#else
-  return {"host"};
-#endif
-}
-
-class NativeOnBackend : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override {
-    if (GetParam() == "host") {
-      backend_ = nvh::make_host_backend();
-      return;
-    }
-    const std::string why = nvh::cuda_unavailable_reason();
-    if (!why.empty()) GTEST_SKIP() << "cuda backend: " << why;
-    backend_ = nvh::make_cuda_backend();
-  }
-  nvh::Backend& backend() { return *backend_; }
-  std::unique_ptr<nvh::Backend> backend_;
-};
+using nvh::backend_names;
+class NativeOnBackend : public nvh::OnBackend {};
 
 // Activations whose 16-value blocks are of mixed kinds: all zero (signed
 // zeros too), ordinary values a few binades apart, values so small next to

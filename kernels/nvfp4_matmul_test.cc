@@ -9,34 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "harness/backend_fixture.h"
 #include "properties/matmul_case.h"
 
 namespace nvfp4 {
 namespace {
 
-std::vector<std::string> backend_names() {
-#if defined(NVH_HAVE_CUDA)
-  return {"host", "cuda"};
-#else
-  return {"host"};
-#endif
-}
-
-// Gives each test its backend, or skips (saying why) where the GPU is absent.
-class OnBackend : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override {
-    if (GetParam() == "host") {
-      backend_ = nvh::make_host_backend();
-      return;
-    }
-    const std::string why = nvh::cuda_unavailable_reason();
-    if (!why.empty()) GTEST_SKIP() << "cuda backend: " << why;
-    backend_ = nvh::make_cuda_backend();
-  }
-  nvh::Backend& backend() { return *backend_; }
-  std::unique_ptr<nvh::Backend> backend_;
-};
+using nvh::backend_names;
+using OnBackend = nvh::OnBackend;
 
 // Runs one case and every check that applies; returns the run.
 CaseRun run_and_check(nvh::Backend& backend, const CaseSpec& spec, Route expected) {

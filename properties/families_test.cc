@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/backend.h"
+#include "harness/backend_fixture.h"
 #include "harness/route_record.h"
 #include "properties/families.h"
 #include "properties/verify_case.h"
@@ -23,10 +23,7 @@ struct Param {
 std::vector<Param> params() {
   std::vector<Param> out;
   for (const Family& f : all_families()) {
-    out.push_back({f.name, "host"});
-#if defined(NVH_HAVE_CUDA)
-    out.push_back({f.name, "cuda"});
-#endif
+    for (const std::string& backend : nvh::backend_names()) out.push_back({f.name, backend});
   }
   return out;
 }
@@ -36,13 +33,8 @@ class FamilyProperties : public ::testing::TestWithParam<Param> {
   void SetUp() override {
     family_ = find_family(GetParam().family);
     ASSERT_NE(family_, nullptr);
-    if (GetParam().backend == "host") {
-      backend_ = nvh::make_host_backend();
-      return;
-    }
-    const std::string why = nvh::cuda_unavailable_reason();
-    if (!why.empty()) GTEST_SKIP() << "cuda backend: " << why;
-    backend_ = nvh::make_cuda_backend();
+    backend_ = nvh::backend_or_skip(GetParam().backend);
+    if (!backend_) GTEST_SKIP() << "cuda backend: " << nvh::cuda_unavailable_reason();
   }
   const Family* family_ = nullptr;
   std::unique_ptr<nvh::Backend> backend_;
