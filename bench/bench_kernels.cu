@@ -4,5 +4,5 @@
 #include "harness/device_launch.cuh"
 
 namespace nvh {
-template void launch_on_cuda<nvfp4::PatternCopy>(Backend&, const LaunchShape&, const nvfp4::PatternCopy::Params&, void*);
+template void launch_on_cuda<nvfp4::PatternCopy>(Backend&, const LaunchShape&, const nvfp4::PatternCopy::Params&);
 }  // namespace nvh

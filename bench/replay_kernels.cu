@@ -5,5 +5,5 @@
 
 namespace nvh {
 template void launch_on_cuda<nvfp4::FillRandom>(Backend&, const LaunchShape&,
-                                                const nvfp4::FillRandom::Params&, void*);
+                                                const nvfp4::FillRandom::Params&);
 }  // namespace nvh

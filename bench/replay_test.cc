@@ -345,9 +345,9 @@ TEST(ReplayReport, TableListsNodeTypesByGpuTimeAndComparesWithPublished) {
 
 TEST(ReplayReport, BiasPlacementFollowsTheGemmStepVariant) {
   EXPECT_EQ(bias_placement("cublaslt", false), "none");
-  EXPECT_EQ(bias_placement("cublaslt_bias_f32", true), "fused in GEMM (cublaslt_bias_f32)");
-  EXPECT_EQ(bias_placement("bias_broadcast+cublaslt_beta1", true),
-            "separate kernel in the GEMM step (bias_broadcast+cublaslt_beta1)");
+  EXPECT_EQ(bias_placement("cublaslt_bias", true), "fused in GEMM (cublaslt_bias)");
+  EXPECT_EQ(bias_placement("cublaslt_f32+bias_round", true),
+            "separate kernel in the GEMM step (cublaslt_f32+bias_round)");
   EXPECT_TRUE(bias_is_separate("gemmex_f32+bias_round", true));
   EXPECT_FALSE(bias_is_separate("gemmex_f32+bias_round", false));
   EXPECT_EQ(bias_placement("", true), "in the GEMM step");

@@ -11,7 +11,7 @@
 namespace nvh {
 
 template <class Kernel>
-void launch_on_cuda(Backend& backend, const LaunchShape& shape, const typename Kernel::Params& params, void* stream) {
+void launch_on_cuda(Backend& backend, const LaunchShape& shape, const typename Kernel::Params& params) {
 #if defined(NVH_PROBES) && !defined(__CUDA_ARCH__)
   // Instantiates the kernel's host body as well (in the host pass only, where
   // HostCtx is callable), so that its probe sites are registered
@@ -26,8 +26,7 @@ void launch_on_cuda(Backend& backend, const LaunchShape& shape, const typename K
                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(shape.shared_bytes)));
   }
-  const cudaStream_t s = stream ? static_cast<cudaStream_t>(stream) : gpu.stream();
-  run_kernel_on_device<Kernel><<<grid, block, shape.shared_bytes, s>>>(params);
+  run_kernel_on_device<Kernel><<<grid, block, shape.shared_bytes, gpu.stream()>>>(params);
   NVH_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -11,10 +11,8 @@
 
 namespace nvh {
 
-// `stream`: a cudaStream_t of the backend's device; null for its own stream.
 template <class Kernel>
-void launch_on_cuda(Backend& backend, const LaunchShape& shape, const typename Kernel::Params& params,
-                    void* stream = nullptr);
+void launch_on_cuda(Backend& backend, const LaunchShape& shape, const typename Kernel::Params& params);
 
 template <class Kernel>
 void launch(Backend& backend, const LaunchShape& shape, const typename Kernel::Params& params) {

@@ -15,10 +15,10 @@ struct BiasRound {
   static constexpr uint32_t kMaxBlockThreads = 256;
 
   struct Params {
-    const float* acc;      // [M, N] fp32 accumulators, rows lda apart
+    const float* acc;      // [M, N] fp32 accumulators
     const uint16_t* bias;  // [N] or null
-    uint16_t* Y;           // [M, N], rows ldy apart
-    int64_t M, N, lda, ldy;
+    uint16_t* Y;           // [M, N]
+    int64_t M, N;
     nvh::HalfKind kind;
   };
 
@@ -30,9 +30,9 @@ struct BiasRound {
     if (NVFP4_PROBE(n >= p.N)) return;
     const float bias = NVFP4_PROBE(p.bias) ? nvh::half_bits_to_float(p.bias[n], p.kind) : 0.0f;
     for (int64_t m = ctx.block_idx().y; NVFP4_PROBE(m < p.M); m += ctx.grid_dim().y) {
-      float v = p.acc[m * p.lda + n];
+      float v = p.acc[m * p.N + n];
       if (p.bias) v = nvh::add_rn(v, bias);
-      p.Y[m * p.ldy + n] = nvh::round_to_half_bits(v, p.kind);
+      p.Y[m * p.N + n] = nvh::round_to_half_bits(v, p.kind);
     }
   }
 

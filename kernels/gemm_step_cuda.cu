@@ -107,35 +107,34 @@ const LtPlan& plan_for(nvh::CudaBackend& gpu, const GemmStepArgs& g, const void*
   return it->second;
 }
 
-void bias_and_round(nvh::CudaBackend& gpu, const GemmStepArgs& g, const float* acc, cudaStream_t stream) {
+void bias_and_round(nvh::CudaBackend& gpu, const GemmStepArgs& g, const float* acc) {
   const BiasRound::Params p{acc, static_cast<const uint16_t*>(g.bias), static_cast<uint16_t*>(g.Y),
-                            g.M, g.N, g.N, g.N, half_kind(g.dtype)};
-  nvh::launch_on_cuda<BiasRound>(gpu, BiasRound::shape(p), p, stream);
+                            g.M, g.N, half_kind(g.dtype)};
+  nvh::launch_on_cuda<BiasRound>(gpu, BiasRound::shape(p), p);
 }
 
-void run_lt(nvh::CudaBackend& gpu, const LtPlan& plan, const GemmStepArgs& g, void* target, cudaStream_t stream) {
+void run_lt(nvh::CudaBackend& gpu, const LtPlan& plan, const GemmStepArgs& g, void* target) {
   if (output_of(g) == Output::bias_epilogue) {
     NVH_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &g.bias, sizeof g.bias));
   }
   const float one = 1.0f, zero = 0.0f;
   NVH_CUBLAS_CHECK(cublasLtMatmul(gpu.cublas_lt(), plan.op, &one, g.W, plan.w, g.A, plan.a, &zero, target, plan.y,
-                                  target, plan.y, &plan.algo, gpu.workspace(kWorkspaceBytes), kWorkspaceBytes, stream));
-  if (output_of(g) == Output::f32_then_bias_round) bias_and_round(gpu, g, static_cast<const float*>(target), stream);
+                                  target, plan.y, &plan.algo, gpu.workspace(kWorkspaceBytes), kWorkspaceBytes, gpu.stream()));
+  if (output_of(g) == Output::f32_then_bias_round) bias_and_round(gpu, g, static_cast<const float*>(target));
 }
 
 // No cuBLASLt algorithm for this layout: fp32 accumulators from
 // cublasGemmEx, then bias and one rounding.
-void run_gemmex_fallback(nvh::CudaBackend& gpu, const GemmStepArgs& g, cudaStream_t stream) {
+void run_gemmex_fallback(nvh::CudaBackend& gpu, const GemmStepArgs& g) {
   nvh::Buffer acc(gpu, static_cast<std::size_t>(g.M * g.N) * sizeof(float));
   const float one = 1.0f, zero = 0.0f;
   const cudaDataType_t t = cuda_type(g.dtype);
-  NVH_CUBLAS_CHECK(cublasSetStream(gpu.cublas(), stream));
   NVH_CUBLAS_CHECK(cublasGemmEx(gpu.cublas(), CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(g.N),
                                 static_cast<int>(g.M), static_cast<int>(g.K), &one, g.W, t,
                                 static_cast<int>(g.K), g.A, t, static_cast<int>(g.K), &zero, acc.data(),
                                 CUDA_R_32F, static_cast<int>(g.N), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-  bias_and_round(gpu, g, acc.as<float>(), stream);
-  NVH_CUDA_CHECK(cudaStreamSynchronize(stream));  // `acc` is freed on return
+  bias_and_round(gpu, g, acc.as<float>());
+  gpu.synchronize();  // `acc` is freed on return
 }
 
 }  // namespace
@@ -153,13 +152,12 @@ std::string gemm_step_variant_cuda(nvh::Backend& backend, const GemmStepArgs& g)
 
 void run_gemm_step_cuda(nvh::Backend& backend, const GemmStepArgs& g) {
   auto& gpu = static_cast<nvh::CudaBackend&>(backend);
-  const cudaStream_t s = gpu.stream();
   void* target = product_target(gpu, g);
   const LtPlan& plan = plan_for(gpu, g, target);
   if (plan.has_algo) {
-    run_lt(gpu, plan, g, target, s);
+    run_lt(gpu, plan, g, target);
   } else {
-    run_gemmex_fallback(gpu, g, s);
+    run_gemmex_fallback(gpu, g);
   }
 }
 

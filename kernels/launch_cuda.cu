@@ -3,7 +3,6 @@
 // run time.
 #include "harness/device_launch.cuh"
 #include "kernels/bias_round.cuh"
-#include "kernels/bias_broadcast.cuh"
 #include "kernels/empty.cuh"
 #include "kernels/gemv_mma.cuh"
 #include "kernels/gemv_scalar.cuh"
@@ -14,7 +13,7 @@
 namespace nvh {
 
 #define NVFP4_INSTANTIATE(Kernel) \
-  template void launch_on_cuda<Kernel>(Backend&, const LaunchShape&, const Kernel::Params&, void*)
+  template void launch_on_cuda<Kernel>(Backend&, const LaunchShape&, const Kernel::Params&)
 
 NVFP4_INSTANTIATE(nvfp4::EmptyFill);
 NVFP4_INSTANTIATE(nvfp4::PrefillScalar);
@@ -22,7 +21,6 @@ NVFP4_INSTANTIATE(nvfp4::DequantChunk<8>);
 NVFP4_INSTANTIATE(nvfp4::DequantChunk<16>);
 NVFP4_INSTANTIATE(nvfp4::DequantChunk<32>);
 NVFP4_INSTANTIATE(nvfp4::BiasRound);
-NVFP4_INSTANTIATE(nvfp4::BiasBroadcast);
 NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<1>);
 NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<2>);
 NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4>);
