@@ -31,6 +31,7 @@
 #include "harness/kernel_ctx.h"
 #include "harness/portable_math.h"
 #include "kernels/fp4_codec.cuh"
+#include "kernels/gemv_output.cuh"
 #include "kernels/probes.h"
 
 namespace nvfp4 {
@@ -48,15 +49,7 @@ struct GemvMma {
   static constexpr uint32_t kStageBytes = 32 * kSlotBytes;
   static constexpr uint32_t kPipelineBytes = kWarps * kStages * kStageBytes;
 
-  struct Params {
-    const uint16_t* A;          // [M, K], 16-byte aligned
-    const uint8_t* packed;      // [N, K/2], 16-byte aligned
-    const uint8_t* scales;      // [N, K/16] E4M3
-    const float* global_scale;  // weight_scale_2
-    const uint16_t* bias;       // [N] or null
-    uint16_t* Y;                // [M, N]
-    int64_t M, N, K;
-    nvh::HalfKind kind;
+  struct Params : GemvOperands {
     uint32_t split;  // warps sharing one tile's K: 1, 2, 4 or 8
   };
 
@@ -193,9 +186,7 @@ struct GemvMma {
     for (int i = 0; i < 4; ++i) {
       const int64_t n = n0 + g + (i >= 2 ? 8 : 0), m = 2 * t + (i % 2);
       if (NVFP4_PROBE(n >= p.N || m >= p.M)) continue;
-      float y = nvh::mul_rn(d[i], global_scale);
-      if (NVFP4_PROBE(p.bias)) y = nvh::add_rn(y, nvh::half_bits_to_float(p.bias[n], kKind));
-      p.Y[m * p.N + n] = nvh::round_to_half_bits(y, kKind);
+      store_gemv_output<kKind>(p, d[i], global_scale, m, n);
     }
   }
 

@@ -19,6 +19,7 @@
 #include "harness/kernel_ctx.h"
 #include "harness/portable_math.h"
 #include "kernels/fp4_codec.cuh"
+#include "kernels/gemv_output.cuh"
 #include "kernels/probes.h"
 
 namespace nvfp4 {
@@ -27,16 +28,7 @@ struct GemvScalar {
   static constexpr uint32_t kWarpsPerBlock = 4;
   static constexpr int kMaxM = 8;
 
-  struct Params {
-    const uint16_t* A;          // [M, K], 16-byte aligned (dispatch.cc)
-    const uint8_t* packed;      // [N, K/2], 16-byte aligned
-    const uint8_t* scales;      // [N, K/16] E4M3
-    const float* global_scale;  // weight_scale_2
-    const uint16_t* bias;       // [N] or null
-    uint16_t* Y;                // [M, N]
-    int64_t M, N, K;
-    nvh::HalfKind kind;
-  };
+  using Params = GemvOperands;
 
   static nvh::LaunchShape shape(const Params& p, int rows_per_warp) {
     const int64_t warps = (p.N + rows_per_warp - 1) / rows_per_warp;
@@ -106,10 +98,7 @@ struct GemvScalarRows {
       for (int r = 0; r < kRows; ++r) {
         const float sum = warp_sum(ctx, acc[m][r]);
         if (NVFP4_PROBE(lane != 0)) continue;
-        const int64_t n = n0 + r;
-        float y = nvh::mul_rn(sum, global_scale);
-        if (NVFP4_PROBE(p.bias)) y = nvh::add_rn(y, nvh::half_bits_to_float(p.bias[n], kKind));
-        p.Y[m * p.N + n] = nvh::round_to_half_bits(y, kKind);
+        store_gemv_output<kKind>(p, sum, global_scale, m, n0 + r);
       }
     }
   }

@@ -93,15 +93,19 @@ void run_empty(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) {
   nvh::launch<EmptyFill>(backend, EmptyFill::shape(params), params);
 }
 
+GemvOperands gemv_operands(const MatmulArgs& a, const Problem& p) {
+  return GemvOperands{static_cast<const uint16_t*>(a.A.data),
+                      static_cast<const uint8_t*>(a.B.data),
+                      static_cast<const uint8_t*>(a.weight_scale.data),
+                      global_scale_of(a),
+                      static_cast<const uint16_t*>(a.bias.data),
+                      static_cast<uint16_t*>(a.Y.data),
+                      p.M, p.N, p.K,
+                      half_kind(p.dtype)};
+}
+
 void run_gemv_scalar(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) {
-  const GemvScalar::Params params{static_cast<const uint16_t*>(a.A.data),
-                                  static_cast<const uint8_t*>(a.B.data),
-                                  static_cast<const uint8_t*>(a.weight_scale.data),
-                                  global_scale_of(a),
-                                  static_cast<const uint16_t*>(a.bias.data),
-                                  static_cast<uint16_t*>(a.Y.data),
-                                  p.M, p.N, p.K,
-                                  half_kind(p.dtype)};
+  const GemvScalar::Params params = gemv_operands(a, p);
   switch (gemv_scalar_rows_per_warp(p.N)) {
     case 4: nvh::launch<GemvScalarRows<4>>(backend, GemvScalar::shape(params, 4), params); break;
     case 2: nvh::launch<GemvScalarRows<2>>(backend, GemvScalar::shape(params, 2), params); break;
@@ -117,15 +121,7 @@ int64_t target_warps(const nvh::Backend& backend) {
 }
 
 void run_gemv_mma(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) {
-  const GemvMma::Params params{static_cast<const uint16_t*>(a.A.data),
-                               static_cast<const uint8_t*>(a.B.data),
-                               static_cast<const uint8_t*>(a.weight_scale.data),
-                               global_scale_of(a),
-                               static_cast<const uint16_t*>(a.bias.data),
-                               static_cast<uint16_t*>(a.Y.data),
-                               p.M, p.N, p.K,
-                               half_kind(p.dtype),
-                               GemvMma::split_for(p.N, p.K, target_warps(backend))};
+  const GemvMma::Params params{gemv_operands(a, p), GemvMma::split_for(p.N, p.K, target_warps(backend))};
   nvh::launch<GemvMma>(backend, GemvMma::shape(params), params);
 }
 
