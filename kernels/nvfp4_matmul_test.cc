@@ -35,14 +35,7 @@ CaseRun run_and_check(nvh::Backend& backend, const CaseSpec& spec, Route expecte
 }
 
 CaseSpec spec(int64_t M, int64_t N, int64_t K, int64_t bs, DType t = DType::fp16, bool bias = false) {
-  CaseSpec s;
-  s.M = M;
-  s.N = N;
-  s.K = K;
-  s.block_size = bs;
-  s.dtype = t;
-  s.bias = bias;
-  return s;
+  return make_case("adhoc", M, N, K, bs, t, bias);
 }
 
 TEST_P(OnBackend, PrefillVec8MatchesTheReference) {

@@ -6,16 +6,7 @@ namespace nvfp4 {
 namespace {
 
 CaseSpec seed_case(DType t, int64_t bs, int64_t M, int64_t N, int64_t K, bool bias) {
-  CaseSpec s;
-  s.family = "seed8";
-  s.dtype = t;
-  s.block_size = bs;
-  s.M = M;
-  s.N = N;
-  s.K = K;
-  s.bias = bias;
-  s.seed = 32128;
-  return s;
+  return make_case("seed8", M, N, K, bs, t, bias, false, 32128);
 }
 
 // The seed's eight operator-hash configurations: fp16/bf16 x block_size 16/32

@@ -6,21 +6,6 @@
 namespace nvfp4 {
 namespace {
 
-CaseSpec make(const std::string& family, int64_t M, int64_t N, int64_t K, int64_t bs, DType t, bool bias,
-              bool exact, uint64_t seed) {
-  CaseSpec s;
-  s.family = family;
-  s.M = M;
-  s.N = N;
-  s.K = K;
-  s.block_size = bs;
-  s.dtype = t;
-  s.bias = bias;
-  s.exact = exact;
-  s.seed = seed;
-  return s;
-}
-
 // Every random case varies these the same way.
 struct Common {
   DType dtype;
@@ -81,19 +66,19 @@ rc::Gen<int64_t> uniform(int64_t lo, int64_t hi) {
 Family decode() {
   Family f{"decode", "M <= 8 meeting the GEMV predicates: gemv_mma (K % 128 == 0) or gemv_scalar", {}, rc::gen::just(CaseSpec{}), {}};  // random is set below
   for (int64_t K : {32, 96, 128, 160, 256, 384}) {
-    for (int64_t M : {1, 8}) f.examples.push_back(make(f.name, M, 17, K, 16, DType::fp16, true, false, 1));
+    for (int64_t M : {1, 8}) f.examples.push_back(make_case(f.name, M, 17, K, 16, DType::fp16, true, false, 1));
   }
-  for (int64_t N : {1, 2, 3, 4, 5, 15, 16, 17}) f.examples.push_back(make(f.name, 3, N, 128, 16, DType::bf16, false, true, 2));
+  for (int64_t N : {1, 2, 3, 4, 5, 15, 16, 17}) f.examples.push_back(make_case(f.name, 3, N, 128, 16, DType::bf16, false, true, 2));
   // decode_sm_below_80: the scalar GEMV runs anywhere. In exact mode the
   // cross-route check then also forces gemv_mma on the real device.
   Caps sm75;
   sm75.sm = 75;
   for (bool exact : {false, true}) {
-    CaseSpec old_gpu = make(f.name, 4, 16, 256, 16, DType::fp16, true, exact, 3);
+    CaseSpec old_gpu = make_case(f.name, 4, 16, 256, 16, DType::fp16, true, exact, 3);
     old_gpu.options.simulated_caps = sm75;
     f.examples.push_back(old_gpu);
   }
-  f.random = cases(f.name, [](const std::vector<int64_t>& d) { return make("", d[0], d[1], d[2], 16, DType::fp16, false, false, 1); },
+  f.random = cases(f.name, [](const std::vector<int64_t>& d) { return make_case("", d[0], d[1], d[2], 16, DType::fp16, false, false, 1); },
                    dims({in(1, 8), in(1, 96), one_of({32, 64, 96, 128, 160, 192, 224, 256, 384, 512})}));
   f.targets = {{{Route::gemv_mma, Route::gemv_scalar}, 1.0}, {{Route::gemv_mma}, 0.15}, {{Route::gemv_scalar}, 0.15}};
   return f;
@@ -101,15 +86,15 @@ Family decode() {
 
 Family decode_miss() {
   Family f{"decode_miss", "M <= 8 but block_size != 16 or K % 32 != 0: the GEMV must be skipped", {}, rc::gen::just(CaseSpec{}), {}};  // random is set below
-  for (int64_t bs : {8, 15, 17, 32}) f.examples.push_back(make(f.name, 8, 16, 64, bs, DType::fp16, true, false, 1));
-  for (int64_t K : {16, 40, 48, 80, 120}) f.examples.push_back(make(f.name, 1, 16, K, 16, DType::bf16, false, true, 2));
+  for (int64_t bs : {8, 15, 17, 32}) f.examples.push_back(make_case(f.name, 8, 16, 64, bs, DType::fp16, true, false, 1));
+  for (int64_t K : {16, 40, 48, 80, 120}) f.examples.push_back(make_case(f.name, 1, 16, K, 16, DType::bf16, false, true, 2));
   f.random = cases(f.name,
                    [](const std::vector<int64_t>& d) {
                      // d[3] picks the miss: a block size other than 16, or K an odd multiple of 16 / of 8.
                      const bool miss_block = d[3] % 2 == 0;
                      const int64_t bs = miss_block ? d[4] : 16;
                      const int64_t K = miss_block ? d[2] : (d[5] % 2 ? 16 * (2 * d[5] + 1) : 8 * (2 * d[5] + 1));
-                     return make("", d[0], d[1], K, bs, DType::fp16, false, false, 1);
+                     return make_case("", d[0], d[1], K, bs, DType::fp16, false, false, 1);
                    },
                    dims({in(1, 8), in(1, 64), in(1, 256), uniform(0, 1), one_of({2, 4, 7, 8, 15, 17, 24, 32, 64}), in(0, 15)}));
   f.targets = {{{Route::prefill_vec8, Route::prefill_scalar}, 1.0}};
@@ -118,9 +103,9 @@ Family decode_miss() {
 
 Family prefill_vec8() {
   Family f{"prefill_vec8", "M > 8, K % 8 == 0, even block_size: the vectorized dequant", {}, rc::gen::just(CaseSpec{}), {}};  // random is set below
-  for (int64_t K : {8, 16, 24, 120, 128, 136}) f.examples.push_back(make(f.name, 9, 16, K, 16, DType::fp16, true, false, 1));
-  for (int64_t bs : {2, 4, 6, 8, 10, 16, 32, 64}) f.examples.push_back(make(f.name, 16, 5, 64, bs, DType::bf16, false, true, 2));
-  f.random = cases(f.name, [](const std::vector<int64_t>& d) { return make("", d[0], d[1], d[2], d[3], DType::fp16, false, false, 1); },
+  for (int64_t K : {8, 16, 24, 120, 128, 136}) f.examples.push_back(make_case(f.name, 9, 16, K, 16, DType::fp16, true, false, 1));
+  for (int64_t bs : {2, 4, 6, 8, 10, 16, 32, 64}) f.examples.push_back(make_case(f.name, 16, 5, 64, bs, DType::bf16, false, true, 2));
+  f.random = cases(f.name, [](const std::vector<int64_t>& d) { return make_case("", d[0], d[1], d[2], d[3], DType::fp16, false, false, 1); },
                    dims({in(9, 40), in(1, 64), times(8, 1, 48), times(2, 1, 32)}));
   f.targets = {{{Route::prefill_vec8}, 1.0}};
   return f;
@@ -128,9 +113,9 @@ Family prefill_vec8() {
 
 Family odd_block() {
   Family f{"odd_block", "odd block_size: scales split packed bytes and cross 8-value chunks", {}, rc::gen::just(CaseSpec{}), {}};  // random is set below
-  for (int64_t bs : {1, 3, 5, 7, 9, 15, 17, 31}) f.examples.push_back(make(f.name, 9, 7, 64, bs, DType::fp16, true, false, 1));
-  f.examples.push_back(make(f.name, 4, 7, 45, 15, DType::bf16, false, true, 2));
-  f.random = cases(f.name, [](const std::vector<int64_t>& d) { return make("", d[0], d[1], d[2], 2 * d[3] + 1, DType::fp16, false, false, 1); },
+  for (int64_t bs : {1, 3, 5, 7, 9, 15, 17, 31}) f.examples.push_back(make_case(f.name, 9, 7, 64, bs, DType::fp16, true, false, 1));
+  f.examples.push_back(make_case(f.name, 4, 7, 45, 15, DType::bf16, false, true, 2));
+  f.random = cases(f.name, [](const std::vector<int64_t>& d) { return make_case("", d[0], d[1], d[2], 2 * d[3] + 1, DType::fp16, false, false, 1); },
                    dims({in(1, 40), in(1, 48), in(1, 300), in(0, 20)}));
   f.targets = {{{Route::prefill_scalar}, 1.0}};
   return f;
@@ -138,9 +123,9 @@ Family odd_block() {
 
 Family k_tail() {
   Family f{"k_tail", "K % 8 != 0, including K < 8 and K < block_size: the scalar dequant's tail", {}, rc::gen::just(CaseSpec{}), {}};  // random is set below
-  for (int64_t K : {1, 2, 7, 9, 15, 17, 33, 127}) f.examples.push_back(make(f.name, 9, 5, K, 16, DType::fp16, true, false, 1));
-  f.examples.push_back(make(f.name, 2, 5, 13, 64, DType::bf16, false, true, 2));
-  f.random = cases(f.name, [](const std::vector<int64_t>& d) { return make("", d[0], d[1], 8 * d[2] + d[3], d[4], DType::fp16, false, false, 1); },
+  for (int64_t K : {1, 2, 7, 9, 15, 17, 33, 127}) f.examples.push_back(make_case(f.name, 9, 5, K, 16, DType::fp16, true, false, 1));
+  f.examples.push_back(make_case(f.name, 2, 5, 13, 64, DType::bf16, false, true, 2));
+  f.random = cases(f.name, [](const std::vector<int64_t>& d) { return make_case("", d[0], d[1], 8 * d[2] + d[3], d[4], DType::fp16, false, false, 1); },
                    dims({in(1, 40), in(1, 48), in(0, 40), in(1, 7), one_of({2, 4, 8, 16, 32, 64})}));
   f.targets = {{{Route::prefill_scalar}, 1.0}};
   return f;
@@ -148,13 +133,13 @@ Family k_tail() {
 
 Family partial_scale_block() {
   Family f{"partial_scale_block", "K % block_size != 0: the last scale block of each row is short", {}, rc::gen::just(CaseSpec{}), {}};  // random is set below
-  for (int64_t K : {24, 40, 72}) f.examples.push_back(make(f.name, 12, 9, K, 16, DType::fp16, true, false, 1));
-  f.examples.push_back(make(f.name, 12, 9, 96, 64, DType::bf16, false, true, 2));
+  for (int64_t K : {24, 40, 72}) f.examples.push_back(make_case(f.name, 12, 9, K, 16, DType::fp16, true, false, 1));
+  f.examples.push_back(make_case(f.name, 12, 9, 96, 64, DType::bf16, false, true, 2));
   f.random = cases(f.name,
                    [](const std::vector<int64_t>& d) {
                      const int64_t bs = d[3];
                      const int64_t K = bs * d[2] + 8 * d[4];  // d[4] in 1..bs/8-1 keeps K % bs != 0
-                     return make("", d[0], d[1], K, bs, DType::fp16, false, false, 1);
+                     return make_case("", d[0], d[1], K, bs, DType::fp16, false, false, 1);
                    },
                    rc::gen::mapcat(one_of({16, 32, 64}), [](int64_t bs) {
                      return dims({in(9, 40), in(1, 48), in(0, 6), rc::gen::just(bs), in(1, bs / 8 - 1)});
@@ -166,9 +151,9 @@ Family partial_scale_block() {
 Family m_boundary() {
   Family f{"m_boundary", "M at 8 and 9: the decode/prefill boundary the seed's tests never crossed", {}, rc::gen::just(CaseSpec{}), {}};  // random is set below
   for (int64_t M : {8, 9}) {
-    for (int64_t K : {128, 256}) f.examples.push_back(make(f.name, M, 32, K, 16, DType::fp16, true, M == 8, 1));
+    for (int64_t K : {128, 256}) f.examples.push_back(make_case(f.name, M, 32, K, 16, DType::fp16, true, M == 8, 1));
   }
-  f.random = cases(f.name, [](const std::vector<int64_t>& d) { return make("", 8 + d[0], d[1], d[2], 16, DType::fp16, false, false, 1); },
+  f.random = cases(f.name, [](const std::vector<int64_t>& d) { return make_case("", 8 + d[0], d[1], d[2], 16, DType::fp16, false, false, 1); },
                    dims({uniform(0, 1), in(1, 64), times(128, 1, 3)}));
   f.targets = {{{Route::gemv_mma}, 0.25}, {{Route::prefill_vec8}, 0.25}};
   return f;
@@ -176,9 +161,9 @@ Family m_boundary() {
 
 Family n_one() {
   Family f{"n_one", "N = 1: one output column (gemv_scalar's rows1, a one-row scratch)", {}, rc::gen::just(CaseSpec{}), {}};  // random is set below
-  for (int64_t M : {1, 8, 9, 33}) f.examples.push_back(make(f.name, M, 1, 96, 16, DType::fp16, true, false, 1));
-  f.examples.push_back(make(f.name, 4, 1, 256, 16, DType::bf16, false, true, 2));
-  f.random = cases(f.name, [](const std::vector<int64_t>& d) { return make("", d[0], 1, d[1], 16, DType::fp16, false, false, 1); },
+  for (int64_t M : {1, 8, 9, 33}) f.examples.push_back(make_case(f.name, M, 1, 96, 16, DType::fp16, true, false, 1));
+  f.examples.push_back(make_case(f.name, 4, 1, 256, 16, DType::bf16, false, true, 2));
+  f.random = cases(f.name, [](const std::vector<int64_t>& d) { return make_case("", d[0], 1, d[1], 16, DType::fp16, false, false, 1); },
                    dims({uniform(1, 16), times(32, 1, 8)}));
   f.targets = {{{Route::gemv_mma, Route::gemv_scalar}, 0.25}, {{Route::prefill_vec8}, 0.25}};
   return f;
@@ -187,7 +172,7 @@ Family n_one() {
 Family misaligned() {
   Family f{"misaligned", "A, B or scratch off their vector alignment: decode and vec8 must step aside", {}, rc::gen::just(CaseSpec{}), {}};  // random is set below
   const auto off = [&](int64_t M, uint32_t a, uint32_t b, uint32_t s) {
-    CaseSpec c = make(f.name, M, 16, 128, 16, DType::fp16, true, false, 1);
+    CaseSpec c = make_case(f.name, M, 16, 128, 16, DType::fp16, true, false, 1);
     c.a_offset = a;
     c.b_offset = b;
     c.scratch_offset = s;
@@ -196,7 +181,7 @@ Family misaligned() {
   f.examples = {off(4, 2, 0, 0), off(4, 0, 4, 0), off(4, 0, 1, 0), off(16, 0, 2, 0), off(16, 0, 0, 8), off(16, 0, 8, 0)};
   f.random = cases(f.name,
                    [](const std::vector<int64_t>& d) {
-                     CaseSpec c = make("", d[0], d[1], 128, 16, DType::fp16, false, false, 1);
+                     CaseSpec c = make_case("", d[0], d[1], 128, 16, DType::fp16, false, false, 1);
                      c.a_offset = static_cast<uint32_t>(2 * d[2]);
                      c.b_offset = static_cast<uint32_t>(d[3]);
                      c.scratch_offset = static_cast<uint32_t>(2 * d[4]);
@@ -209,12 +194,12 @@ Family misaligned() {
 
 Family empty() {
   Family f{"empty", "M, N or K is zero: zero-fill plus bias, or nothing", {}, rc::gen::just(CaseSpec{}), {}};  // random is set below
-  f.examples = {make(f.name, 0, 8, 32, 16, DType::fp16, true, false, 1), make(f.name, 4, 0, 32, 16, DType::fp16, true, false, 1),
-                make(f.name, 4, 8, 0, 16, DType::fp16, true, false, 1), make(f.name, 4, 8, 0, 16, DType::bf16, false, false, 1)};
+  f.examples = {make_case(f.name, 0, 8, 32, 16, DType::fp16, true, false, 1), make_case(f.name, 4, 0, 32, 16, DType::fp16, true, false, 1),
+                make_case(f.name, 4, 8, 0, 16, DType::fp16, true, false, 1), make_case(f.name, 4, 8, 0, 16, DType::bf16, false, false, 1)};
   f.random = cases(f.name,
                    [](const std::vector<int64_t>& d) {
                      const int64_t zero = d[3];
-                     return make("", zero == 0 ? 0 : d[0], zero == 1 ? 0 : d[1], zero == 2 ? 0 : d[2], 16, DType::fp16,
+                     return make_case("", zero == 0 ? 0 : d[0], zero == 1 ? 0 : d[1], zero == 2 ? 0 : d[2], 16, DType::fp16,
                                  false, false, 1);
                    },
                    dims({in(1, 16), in(1, 16), in(1, 64), uniform(0, 2)}));

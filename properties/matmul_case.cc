@@ -5,6 +5,7 @@
 #include <cstring>
 #include <random>
 #include <sstream>
+#include <utility>
 
 #include "harness/sha256.h"
 #include "kernels/nvfp4_matmul.h"
@@ -90,6 +91,21 @@ std::string at(int64_t m, int64_t n) { return "Y[" + std::to_string(m) + "," + s
 bool is_decode(Route r) { return r == Route::gemv_mma || r == Route::gemv_scalar; }
 
 }  // namespace
+
+CaseSpec make_case(std::string family, int64_t M, int64_t N, int64_t K, int64_t block_size, DType dtype, bool bias,
+                   bool exact, uint64_t seed) {
+  CaseSpec s;
+  s.family = std::move(family);
+  s.M = M;
+  s.N = N;
+  s.K = K;
+  s.block_size = block_size;
+  s.dtype = dtype;
+  s.bias = bias;
+  s.exact = exact;
+  s.seed = seed;
+  return s;
+}
 
 std::string CaseSpec::name() const {
   std::ostringstream o;

@@ -32,6 +32,10 @@ struct CaseSpec {
   std::string name() const;
 };
 
+// A case by its shape and data; options and offsets at their defaults.
+CaseSpec make_case(std::string family, int64_t M, int64_t N, int64_t K, int64_t block_size, DType dtype, bool bias,
+                   bool exact = false, uint64_t seed = 1);
+
 struct CaseInputs {
   std::vector<uint16_t> A;     // [M, K]
   ref::QuantizedWeight W;      // packed B, weight_scale, weight_scale_2
