@@ -16,6 +16,7 @@
 #include "kernels/gemm_step.h"
 #include "kernels/nvfp4_matmul.h"
 #include "kernels/prefill_vec8.cuh"
+#include "bench/launch_floor.cuh"
 #include "bench/pattern_copy.cuh"
 
 namespace nvfp4 {
@@ -154,6 +155,10 @@ std::string shape_name(const Shape& s) {
 }
 
 void prefill_group(nvh::Backend& backend, Bench& bench) {
+  // What a launch costs before any byte moves: an empty kernel, timed alike.
+  bench.time("prefill", "empty kernel (launch floor)", "floor", Shape{1, 1, 16}, 0, 0, [&](InputSet&) {
+    nvh::launch<LaunchFloor>(backend, LaunchFloor::shape(), LaunchFloor::Params{0});
+  });
   for (auto [N, K] : {std::pair<int64_t, int64_t>{4096, 4096}, {6144, 2048}, {2048, 6144}}) {
     const Shape s{1024, N, K};
     const std::string id = shape_name(s);
@@ -161,6 +166,10 @@ void prefill_group(nvh::Backend& backend, Bench& bench) {
     // A copy moving the same bytes (half read, half written): the copy
     // ceiling at this size, where launch and ramp cost what they cost.
     bench.time_copy("prefill", "cudaMemcpy of the same bytes " + id, s, dequant_bytes(s));
+    // Writing the scratch alone (cudaMemset), none of the reads: a floor for
+    // any dequant into a scratch matrix, whatever its layout.
+    bench.time("prefill", "cudaMemset of the scratch alone " + id, "fill", s, 2.0 * s.N * s.K, 0,
+               [&](InputSet& in) { backend.fill(in.scratch.data(), 0x3C, in.scratch.bytes()); });
     // The floor of prefill_vec8's access pattern: its loads and stores, no arithmetic.
     bench.time("prefill", "vec8 memory pattern alone " + id, "pattern", s, dequant_bytes(s), 0, [&](InputSet& in) {
       const PatternCopy::Params p{static_cast<const uint8_t*>(in.B.data()), static_cast<uint16_t*>(in.scratch.data()),

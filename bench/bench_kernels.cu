@@ -1,8 +1,10 @@
 // GPU instantiations of the bench-only kernels (see kernels/launch_cuda.cu
 // for the operator's).
+#include "bench/launch_floor.cuh"
 #include "bench/pattern_copy.cuh"
 #include "harness/device_launch.cuh"
 
 namespace nvh {
+template void launch_on_cuda<nvfp4::LaunchFloor>(Backend&, const LaunchShape&, const nvfp4::LaunchFloor::Params&);
 template void launch_on_cuda<nvfp4::PatternCopy>(Backend&, const LaunchShape&, const nvfp4::PatternCopy::Params&);
 }  // namespace nvh
