@@ -16,7 +16,8 @@ namespace nvh {
   template void launch_on_cuda<Kernel>(Backend&, const LaunchShape&, const Kernel::Params&)
 
 NVFP4_INSTANTIATE(nvfp4::EmptyFill);
-NVFP4_INSTANTIATE(nvfp4::PrefillScalar);
+NVFP4_INSTANTIATE(nvfp4::PrefillScalarOn<uint32_t>);
+NVFP4_INSTANTIATE(nvfp4::PrefillScalarOn<int64_t>);
 NVFP4_INSTANTIATE(nvfp4::DequantChunk<8>);
 NVFP4_INSTANTIATE(nvfp4::DequantChunk<16>);
 NVFP4_INSTANTIATE(nvfp4::DequantChunk<32>);

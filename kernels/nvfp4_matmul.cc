@@ -128,7 +128,7 @@ void run_gemv_mma(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) 
 bool is_prefill(Route r) { return r == Route::prefill_vec8 || r == Route::prefill_scalar; }
 
 void dequant(nvh::Backend& backend, Route route, const MatmulArgs& a, const Problem& p, void* scratch) {
-  const int64_t scale_cols = ceil_div(p.K, p.block_size), row_bytes = ceil_div(p.K, 2);
+  const int64_t scale_cols = ceil_div(p.K, p.block_size);
   const auto* packed = static_cast<const uint8_t*>(a.B.data);
   const auto* scales = static_cast<const uint8_t*>(a.weight_scale.data);
   auto* out = static_cast<uint16_t*>(scratch);
@@ -138,11 +138,14 @@ void dequant(nvh::Backend& backend, Route route, const MatmulArgs& a, const Prob
                                scale_cols, half_kind(p.dtype)};
     nvh::launch<PrefillVec8>(backend, PrefillVec8::shape(params), params);
   } else {
-    const PrefillScalar::Params params{packed, scales, global_scale_of(a), out, rows, p.K, p.block_size,
-                                       scale_cols, row_bytes, half_kind(p.dtype),
-                                       nvh::FastDivmod::make(static_cast<uint32_t>(row_bytes)),
-                                       nvh::FastDivmod::make(static_cast<uint32_t>(p.block_size))};
-    nvh::launch<PrefillScalar>(backend, PrefillScalar::shape(params, backend.caps().multiprocessors), params);
+    const PrefillScalar::Params params =
+        PrefillScalar::make_params(packed, scales, global_scale_of(a), out, rows, p.K, p.block_size, half_kind(p.dtype));
+    const nvh::LaunchShape shape = PrefillScalar::shape(params, backend.caps().multiprocessors);
+    if (PrefillScalar::narrow_indices(params)) {
+      nvh::launch<PrefillScalarOn<uint32_t>>(backend, shape, params);
+    } else {
+      nvh::launch<PrefillScalarOn<int64_t>>(backend, shape, params);
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 // prefill_scalar: the general dequantizer, for every shape prefill_vec8 does
 // not take (odd block_size, K % 8 != 0, unaligned pointers).
 //
-// One packed byte per thread over a linear index (the seed's "before" layout):
+// One packed byte at a time over a linear index (the seed's "before" layout):
 // the row and the byte within it come from a division, each nibble finds its
 // own scale block (an odd block_size can split a byte between two scales),
 // and an odd K leaves the last byte's high nibble as padding that is never
@@ -12,7 +12,7 @@
 // division for the scale block of both nibbles, weight_scale_2 read once per
 // thread, and a two-code branch-free decode instead of the toolkit's
 // conversion, which Hopper runs as a software loop. Past 2^31 bytes the same
-// code runs on 64-bit indices with plain divisions.
+// code runs on 64-bit indices with plain divisions (PrefillScalarOn<int64_t>).
 #pragma once
 
 #include <cstdint>
@@ -36,34 +36,57 @@ struct PrefillScalar {
     int64_t N, K, block_size, scale_cols, row_bytes;
     nvh::HalfKind kind;
     nvh::FastDivmod by_row_bytes, by_block_size;  // for the 32-bit path
+    bool paired;                                   // see make_params
   };
 
   // Quotients: the prepared reciprocal on 32-bit indices, a divide on 64-bit ones.
   NVH_HD static uint32_t divide(uint32_t n, const nvh::FastDivmod& d) { return d.div(n); }
   NVH_HD static int64_t divide(int64_t n, const nvh::FastDivmod& d) { return n / d.divisor; }
 
-  // Both values of one packed byte, rounded, at k and k + 1 (k + 1 < K or not).
-  // (Issuing four bytes' loads before any store measured slower on the H200:
-  // the extra registers halved occupancy; see PERF.md.)
-  template <nvh::HalfKind kKind, class Index>
-  NVH_HD static void dequant_byte(const Params& p, Index i, float global_scale) {
-    const Index row = divide(i, p.by_row_bytes);
-    const Index k = (i - row * static_cast<Index>(p.row_bytes)) * 2;
+  // One packed byte's loads: its codes and the scale of its low nibble, with
+  // the row, column and scale block they came from.
+  template <class Index>
+  struct ByteLoad {
+    Index row, k, block;
+    uint8_t codes, low_scale;
+  };
+
+  template <class Index>
+  NVH_HD static ByteLoad<Index> load_byte(const Params& p, Index i) {
+    ByteLoad<Index> b;
+    b.row = divide(i, p.by_row_bytes);
+    b.k = (i - b.row * static_cast<Index>(p.row_bytes)) * 2;
+    b.block = divide(b.k, p.by_block_size);
+    b.codes = nvh::load_u8(p.packed + i);
+    b.low_scale = nvh::load_u8(p.scales + b.row * static_cast<Index>(p.scale_cols) + b.block);
+    return b;
+  }
+
+  // Both values of a loaded byte, rounded, at k and k + 1 (k + 1 < K or not).
+  // kPaired: K and block_size even and the scratch 4-byte aligned (decided
+  // once per launch), so every byte has both nibbles, under one scale, and
+  // lands on one aligned 4-byte pair: none of the checks below is needed.
+  template <nvh::HalfKind kKind, bool kPaired, class Index>
+  NVH_HD static void store_byte(const Params& p, const ByteLoad<Index>& b, float global_scale) {
     float values[2];
-    decode_e2m1x2(nvh::load_u8(p.packed + i), values);
-    const Index block = divide(k, p.by_block_size);
-    const uint8_t* scale_row = p.scales + row * static_cast<Index>(p.scale_cols);
-    const float low_scale = dequant_scale(nvh::load_u8(scale_row + block), global_scale);
-    uint16_t* out = p.scratch + row * static_cast<Index>(p.K) + k;
+    decode_e2m1x2(b.codes, values);
+    const float low_scale = dequant_scale(b.low_scale, global_scale);
+    uint16_t* out = p.scratch + b.row * static_cast<Index>(p.K) + b.k;
     const uint16_t low = nvh::round_to_half_bits(nvh::mul_rn(values[0], low_scale), kKind);
-    if (NVFP4_PROBE(k + 1 >= static_cast<Index>(p.K))) {  // the pad nibble of an odd K
+    if (kPaired) {
+      const uint16_t high = nvh::round_to_half_bits(nvh::mul_rn(values[1], low_scale), kKind);
+      nvh::store_u32(out, uint32_t{low} | (uint32_t{high} << 16));
+      return;
+    }
+    if (NVFP4_PROBE(b.k + 1 >= static_cast<Index>(p.K))) {  // the pad nibble of an odd K
       out[0] = low;
       return;
     }
     // The high nibble starts the next scale block exactly when k + 1 is a multiple of block_size.
-    const bool next_block = k + 1 == (block + 1) * static_cast<Index>(p.block_size);
+    const bool next_block = b.k + 1 == (b.block + 1) * static_cast<Index>(p.block_size);
+    const uint8_t* scale_row = p.scales + b.row * static_cast<Index>(p.scale_cols);
     const float high_scale =
-        NVFP4_PROBE(next_block) ? dequant_scale(nvh::load_u8(scale_row + block + 1), global_scale) : low_scale;
+        NVFP4_PROBE(next_block) ? dequant_scale(nvh::load_u8(scale_row + b.block + 1), global_scale) : low_scale;
     const uint16_t high = nvh::round_to_half_bits(nvh::mul_rn(values[1], high_scale), kKind);
     // One 4-byte store where the pair is aligned (even K, aligned scratch):
     // a warp then writes whole 128-byte lines instead of two half-filled ones.
@@ -75,26 +98,44 @@ struct PrefillScalar {
     }
   }
 
-  template <nvh::HalfKind kKind, class Index, class Ctx>
+  // Two bytes per trip, a grid stride apart (so a warp's loads and stores
+  // stay contiguous), both bytes' loads issued before either's stores: with
+  // one byte in flight per thread the kernel waited on memory latency (29.4
+  // us at 4096x4096 on the H200 against 25.8 with two; three or four bytes
+  // measured slower, see PERF.md).
+  static constexpr int kBytesPerTrip = 2;
+
+  template <nvh::HalfKind kKind, bool kPaired, class Index, class Ctx>
   NVH_HD static void bytes(Ctx& ctx, const Params& p) {
     const Index total = static_cast<Index>(p.N * p.row_bytes);
     const Index stride = static_cast<Index>(ctx.grid_dim().x) * ctx.block_dim().x;
     const float global_scale = *p.global_scale;
     for (Index i = static_cast<Index>(ctx.block_idx().x) * ctx.block_dim().x + ctx.thread_idx().x;
-         NVFP4_PROBE(i < total); i += stride) {
-      dequant_byte<kKind, Index>(p, i, global_scale);
+         NVFP4_PROBE(i < total); i += kBytesPerTrip * stride) {
+      const ByteLoad<Index> first = load_byte(p, i);
+      const bool has_second = i + stride < total;
+      ByteLoad<Index> second{};
+      if (NVFP4_PROBE(has_second)) second = load_byte(p, i + stride);
+      store_byte<kKind, kPaired>(p, first, global_scale);
+      if (has_second) store_byte<kKind, kPaired>(p, second, global_scale);
     }
   }
 
-  template <class Ctx>
-  NVH_HD static void body(Ctx& ctx, const Params& p) {
-    // 32-bit indices while every index, and every index plus a stride, fits.
-    const bool narrow = p.N * p.row_bytes * 2 < (int64_t{1} << 32) && p.N * p.K < (int64_t{1} << 32);
-    if (NVFP4_PROBE(p.kind == nvh::HalfKind::fp16)) {
-      NVFP4_PROBE(narrow) ? bytes<nvh::HalfKind::fp16, uint32_t>(ctx, p) : bytes<nvh::HalfKind::fp16, int64_t>(ctx, p);
-    } else {
-      NVFP4_PROBE(narrow) ? bytes<nvh::HalfKind::bf16, uint32_t>(ctx, p) : bytes<nvh::HalfKind::bf16, int64_t>(ctx, p);
-    }
+  // The launch's parameters, with the divisions prepared and the paired case
+  // (K and block_size even, scratch 4-byte aligned: see store_byte) decided.
+  static Params make_params(const uint8_t* packed, const uint8_t* scales, const float* global_scale,
+                            uint16_t* scratch, int64_t N, int64_t K, int64_t block_size, nvh::HalfKind kind) {
+    const int64_t row_bytes = (K + 1) / 2, scale_cols = (K + block_size - 1) / block_size;
+    const bool paired = K % 2 == 0 && block_size % 2 == 0 && reinterpret_cast<uintptr_t>(scratch) % 4 == 0;
+    return Params{packed, scales, global_scale, scratch, N, K, block_size, scale_cols, row_bytes, kind,
+                  nvh::FastDivmod::make(static_cast<uint32_t>(row_bytes)),
+                  nvh::FastDivmod::make(static_cast<uint32_t>(block_size)), paired};
+  }
+
+  // 32-bit indices while every index, and every index plus the trip's
+  // strides, fits (a stride is at most the byte count plus one block).
+  static bool narrow_indices(const Params& p) {
+    return p.N * p.row_bytes * (kBytesPerTrip + 2) < (int64_t{1} << 32) && p.N * p.K < (int64_t{1} << 32);
   }
 
   static nvh::LaunchShape shape(const Params& p, int multiprocessors) {
@@ -107,6 +148,34 @@ struct PrefillScalar {
     s.block = {kMaxBlockThreads, 1, 1};
     s.grid = {static_cast<uint32_t>(blocks_needed < cap ? blocks_needed : cap), 1, 1};
     return s;
+  }
+};
+
+// The kernel on one index width, chosen by the launcher with
+// PrefillScalar::narrow_indices. Two kernels rather than one with a branch:
+// the 64-bit path needs 44 registers, and in one kernel the 32-bit path paid
+// for them in occupancy (30.2 us against 27.4 us at 4096x4096 on the H200).
+template <class Index>
+struct PrefillScalarOn : PrefillScalar {
+  // The 32-bit kernel fits all 2048 threads of a multiprocessor (32 registers, no spills).
+  static constexpr int kMinBlocksPerSM = sizeof(Index) == 4 ? 8 : 1;
+
+  template <nvh::HalfKind kKind, class Ctx>
+  NVH_HD static void bytes_of_kind(Ctx& ctx, const Params& p) {
+    if (NVFP4_PROBE(p.paired)) {
+      bytes<kKind, true, Index>(ctx, p);
+    } else {
+      bytes<kKind, false, Index>(ctx, p);
+    }
+  }
+
+  template <class Ctx>
+  NVH_HD static void body(Ctx& ctx, const Params& p) {
+    if (NVFP4_PROBE(p.kind == nvh::HalfKind::fp16)) {
+      bytes_of_kind<nvh::HalfKind::fp16>(ctx, p);
+    } else {
+      bytes_of_kind<nvh::HalfKind::bf16>(ctx, p);
+    }
   }
 };
 
