@@ -77,20 +77,54 @@ struct GemvMma {
     uint32_t words[4];
     uint8_t scale[2];
   };
-  // Starts copying this lane's share of `step` into its `slot`: 16 bytes of
-  // codes of rows n0 + g and n0 + g + 8, and the 4 scale bytes of each row
-  // that hold its two (bytes 2t and 2t + 1 of the row's 8). Rows past N are zeros.
-  template <class Ctx>
-  NVH_HD static void issue_step(Ctx& ctx, const Params& p, uint8_t* slot, int64_t n0, int64_t step, int g, int t) {
+
+  // Where this lane's next step copies from: 16 bytes of codes of rows
+  // n0 + g and n0 + g + 8, and the 4 scale bytes of each row that hold its
+  // two (bytes 2t and 2t + 1 of the row's 8). Pointers computed once and
+  // advanced by a constant per step: recomputing the 64-bit row addresses
+  // each step cost more instructions than the copies themselves.
+  struct CopyCursor {
+    const uint8_t* codes[2];
+    const uint8_t* scales[2];
+    bool row_in[2];  // rows past N copy nothing and read as zeros
+  };
+
+  NVH_HD static CopyCursor first_copy(const Params& p, int64_t n0, int64_t step, int g, int t) {
+    CopyCursor c{};
     for (int half = 0; half < 2; ++half) {
       const int64_t n = n0 + g + 8 * half;
-      if (NVFP4_PROBE(n < p.N)) {
-        ctx.cp_async16(slot + 16 * half, p.packed + n * (p.K / 2) + step * 64 + t * 16);
-        ctx.cp_async4(slot + 32 + 4 * half, p.scales + n * (p.K / 16) + step * 8 + (t / 2) * 4);
-      } else {
+      c.row_in[half] = n < p.N;
+      if (c.row_in[half]) {
+        c.codes[half] = p.packed + n * (p.K / 2) + step * 64 + t * 16;
+        c.scales[half] = p.scales + n * (p.K / 16) + step * 8 + (t / 2) * 4;
+      }
+    }
+    return c;
+  }
+
+  // A row past N never has a step copied into its half of a slot, so that
+  // half is zeroed once, in every stage, before the pipeline starts.
+  NVH_HD static void zero_rows_past_n(const CopyCursor& c, uint8_t* slots) {
+    for (int stage = 0; stage < kStages; ++stage) {
+      for (int half = 0; half < 2; ++half) {
+        if (NVFP4_PROBE(c.row_in[half])) continue;
+        uint8_t* slot = slots + stage * kStageBytes;
         nvh::store_u32x4(slot + 16 * half, {0u, 0u, 0u, 0u});
         nvh::store_u32(slot + 32 + 4 * half, 0u);
       }
+    }
+  }
+
+  // Starts copying the cursor's step into this lane's `slot`, then moves the
+  // cursor `split` steps on.
+  template <class Ctx>
+  NVH_HD static void issue_step(Ctx& ctx, const Params& p, CopyCursor& c, uint8_t* slot) {
+    for (int half = 0; half < 2; ++half) {
+      if (!c.row_in[half]) continue;
+      ctx.cp_async16(slot + 16 * half, c.codes[half]);
+      ctx.cp_async4(slot + 32 + 4 * half, c.scales[half]);
+      c.codes[half] += p.split * 64;
+      c.scales[half] += p.split * 8;
     }
   }
 
@@ -120,10 +154,9 @@ struct GemvMma {
 
   // One step: word q of rows n0 + g and n0 + g + 8 feeds mmas 2q and 2q + 1,
   // decoded just before them so few registers hold weights at a time.
+  // `act`: this lane's 32 activations of the step.
   template <nvh::HalfKind kKind, class Ctx>
-  NVH_HD static void mma_step(Ctx& ctx, const Params& p, const RowStep& lo, const RowStep& hi, int64_t step, int g,
-                              int t, float d[4]) {
-    const uint16_t* act = p.A + g * p.K + step * kStepK + 32 * t;
+  NVH_HD static void mma_step(Ctx& ctx, const RowStep& lo, const RowStep& hi, const uint16_t* act, float d[4]) {
     for (int q = 0; q < 4; ++q) {
       uint32_t w_lo[4], w_hi[4];
       weight_pairs<kKind>(lo, q, w_lo);
@@ -131,12 +164,8 @@ struct GemvMma {
       for (int h = 0; h < 2; ++h) {
         const int j = 2 * q + h;
         const uint32_t a[4] = {w_lo[2 * h], w_hi[2 * h], w_lo[2 * h + 1], w_hi[2 * h + 1]};
-        uint32_t b[2] = {0u, 0u};
-        if (NVFP4_PROBE(g < p.M)) {
-          const nvh::U32x2 v = nvh::load_u32x2(act + 4 * j);
-          b[0] = v.x;
-          b[1] = v.y;
-        }
+        const nvh::U32x2 v = nvh::load_u32x2(act + 4 * j);
+        const uint32_t b[2] = {v.x, v.y};
         ctx.mma_m16n8k16(d, a, b, d, kKind);
       }
     }
@@ -155,18 +184,26 @@ struct GemvMma {
       // This lane's slot in each of its warp's stages.
       uint8_t* slots = ctx.template shared_mem<uint8_t>() + ctx.warp() * kStages * kStageBytes + ctx.lane() * kSlotBytes;
       const auto slot = [slots](int64_t i) { return slots + (i % kStages) * kStageBytes; };
+      CopyCursor copy = first_copy(p, n0, part, g, t);
+      zero_rows_past_n(copy, slots);
+      // This lane's activations from the warp's first step on: row g of A,
+      // which is B's column g. Columns g >= M feed only outputs that are never
+      // stored, so those lanes read row M - 1 (valid memory) rather than
+      // branch around the loads and zero their fragments every step.
+      const int64_t act_row = g < p.M ? g : p.M - 1;
+      const uint16_t* act = p.A + act_row * p.K + part * kStepK + 32 * t;
       int64_t issued = 0;  // steps of this warp whose copy has started
       for (; issued < kStages - 1; ++issued) {
-        if (NVFP4_PROBE(part + issued * p.split < steps)) issue_step(ctx, p, slot(issued), n0, part + issued * p.split, g, t);
+        if (NVFP4_PROBE(part + issued * p.split < steps)) issue_step(ctx, p, copy, slot(issued));
         ctx.cp_async_commit();  // empty groups too, so the wait count below stays uniform
       }
       for (int64_t i = 0, step = part; NVFP4_PROBE(step < steps); ++i, step += p.split) {
-        const int64_t ahead = part + issued * p.split;
-        if (NVFP4_PROBE(ahead < steps)) issue_step(ctx, p, slot(issued), n0, ahead, g, t);
+        if (NVFP4_PROBE(part + issued * p.split < steps)) issue_step(ctx, p, copy, slot(issued));
         ctx.cp_async_commit();
         ++issued;
         ctx.template cp_async_wait<kStages - 1>();  // step i's copy has landed
-        mma_step<kKind>(ctx, p, row_from_slot(slot(i), 0, t), row_from_slot(slot(i), 1, t), step, g, t, d);
+        mma_step<kKind>(ctx, row_from_slot(slot(i), 0, t), row_from_slot(slot(i), 1, t), act, d);
+        act += p.split * kStepK;
       }
     }
 
