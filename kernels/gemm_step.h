@@ -1,11 +1,13 @@
 // The prefill routes' second half: Y = A * scratch^T (+ bias), fp32
 // accumulation, one rounding to the output type at the end.
 //   GPU:  cuBLASLt. Without a bias, straight to fp16/bf16 ("cublaslt").
-//         fp16 with a bias: the bias epilogue ("cublaslt_bias"). bf16 with a
-//         bias: cuBLASLt rounds the product to bf16 before adding a bias,
-//         whether the bias comes as an epilogue or as C (two roundings, caught
-//         on the H200 by the property suite), and an fp32 bias epilogue runs
-//         3x slower; so fp32 out, then a bias-and-round kernel
+//         With a bias: the bias epilogue ("cublaslt_bias") when the chosen
+//         algorithm passes a rounding probe, run once per shape: some of
+//         cuBLASLt's algorithms round the product to the output type before
+//         adding the bias (two roundings, caught on the H200 by the property
+//         suite at M = 2, N = 7, K = 160 in bf16), others add it first, and
+//         the documentation does not say which. Failing the probe (or too
+//         large to probe), fp32 out, then a bias-and-round kernel
 //         ("cublaslt_f32+bias_round"). If cuBLASLt has no algorithm for the
 //         layout, cublasGemmEx into fp32 then bias-and-round ("gemmex_f32+bias_round").
 //   host: a plain fp32 loop, k ascending, fmaf per product ("host_fp32_loop");
