@@ -52,40 +52,37 @@ NVH_HD NVH_INLINE void decode_e2m1x2(uint8_t byte, float out[2]) {
   out[1] = nvh::bits_to_float((codes01 & 0xFFFF0000u) | ((uint32_t{byte} & 0x80u) << 24));
 }
 
-// Eight E2M1 codes to four packed pairs of 16-bit floats (codes 2i, 2i+1 in
-// pair i, even code in the low half), branch-free, for the tensor-core GEMV
-// whose fragments hold 16-bit pairs. Per four codes: one or two table prmts
-// (fp16 values have a zero low byte; bf16 values need two bytes), then per
-// pair one prmt to interleave and one prmt plus one lop3 to set the signs.
+// Eight E2M1 codes to four packed pairs of 16-bit floats by shifts and masks
+// alone, no table lookups (the tensor-core GEMV is bound by the integer/logic
+// pipe, where prmt runs; shifts can go to the multiply pipe). Pair i holds
+// code i in its low half and code i + 4 in its high half (the two are 16 bits
+// apart in the word, so one shift places both), each as e2m1 * 2^-bias:
+// the code's three magnitude bits become the float's two lowest exponent
+// bits and its top mantissa bit, and its sign the float's sign. Exponent
+// field 0 makes code 1 (0.5) a subnormal of the same scale, so multiplying
+// by kSpreadRestore (2^bias: 2^14 for fp16, 2^126 for bf16) gives every
+// value exactly.
 template <nvh::HalfKind kKind>
-NVH_HD NVH_INLINE void decode_e2m1x8_pairs(uint32_t packed, uint32_t pairs[4]) {
-  // Top bytes of 0, 0.5, 1, 1.5 | 2, 3, 4, 6: fp16 0x0000 0x3800 0x3C00 0x3E00 | 0x4000 0x4200 0x4400 0x4600;
-  // bf16 0x0000 0x3F00 0x3F80 0x3FC0 | 0x4000 0x4040 0x4080 0x40C0 (second bytes 00 00 80 C0 | 00 40 80 C0).
-  constexpr bool kFp16 = kKind == nvh::HalfKind::fp16;
-  constexpr uint32_t kTopLow = kFp16 ? 0x3E3C3800u : 0x3F3F3F00u, kTopHigh = kFp16 ? 0x46444240u : 0x40404040u;
-  constexpr uint32_t kSecondLow = 0xC0800000u, kSecondHigh = 0xC0804000u;
-  // Sign bits: code 2i's is bit 3 of byte i, code 2i+1's bit 7. Byte i of
-  // (packed << 4) put in byte 1 brings the first to bit 15, byte i of packed
-  // put in byte 3 brings the second to bit 31.
-  const uint32_t shifted = packed << 4;
+struct SpreadDecode {
+  static constexpr bool kFp16 = kKind == nvh::HalfKind::fp16;
+  static constexpr int kMagnitudeBit = kFp16 ? 9 : 6;  // where a code's lowest magnitude bit lands
+  static constexpr uint32_t kMagnitudeMask = kFp16 ? 0x0E000E00u : 0x01C001C0u;
+  static constexpr uint32_t kRestore = kFp16 ? 0x74007400u : 0x7E807E80u;  // 2^14 / 2^126 in both halves
+
+  // x shifted left by `s` bits, right by -s when negative.
+  NVH_HD static constexpr uint32_t shift(uint32_t x, int s) { return s >= 0 ? x << s : x >> -s; }
+
+  NVH_HD static void pairs(uint32_t packed, uint32_t out[4]) {
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
-  for (int half = 0; half < 2; ++half) {
-    const uint32_t select = (packed >> (16 * half)) & 0x7777u;
-    const uint32_t top = nvh::byte_perm(kTopLow, kTopHigh, select);
-    const uint32_t second = kFp16 ? 0u : nvh::byte_perm(kSecondLow, kSecondHigh, select);
-    const uint32_t magnitude[2] = {nvh::byte_perm(second, top, 0x5140u), nvh::byte_perm(second, top, 0x7362u)};
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-    for (int j = 0; j < 2; ++j) {
-      const uint32_t byte = static_cast<uint32_t>(2 * half + j);
-      const uint32_t signs = nvh::byte_perm(packed, shifted, (byte << 12) | ((4 + byte) << 4));
-      pairs[2 * half + j] = magnitude[j] | (signs & 0x80008000u);
+    for (int i = 0; i < 4; ++i) {
+      const uint32_t magnitude = shift(packed, kMagnitudeBit - 4 * i) & kMagnitudeMask;
+      const uint32_t sign = (packed & (0x00080008u << (4 * i))) << (12 - 4 * i);  // bits 4i+3, 4i+19 to 15, 31
+      out[i] = magnitude | sign;
     }
   }
-}
+};
 
 // The dequant contract's scale: float(e4m3) * weight_scale_2, rounded to fp32
 // before it meets the E2M1 value (DESIGN.md fixes this order).

@@ -11,14 +11,18 @@
 // The sum over k does not care which k sits in which fragment slot, as long as
 // a weight and its activation sit in matching slots. So each lane loads 32
 // consecutive codes of a row (one 16-byte load) and the activations of the
-// same 32 k (plain 8-byte loads), rather than the scattered bytes the PTX
-// fragment layout would ask for: in mma j of a step, lane (g, t) puts
-// physical k = 32t + 4j + {0,1,2,3} where the layout has logical k =
-// {2t, 2t+1, 2t+8, 2t+9}, for A and B alike.
+// same 32 k (16-byte loads), rather than the scattered bytes the PTX
+// fragment layout would ask for: in mma j = 2q + h of a step, lane (g, t)
+// puts physical k = 32t + 8q + 2h + {0, 4, 1, 5} where the layout has logical
+// k = {2t, 2t+1, 2t+8, 2t+9}, for A and B alike. (Codes i and i + 4 of a
+// word share a pair because the shift-and-mask decode places them with one
+// shift; the activations are re-paired to match, one prmt per pair, shared
+// by the lane's two rows.)
 //
 // A weight in the A slot is e2m1 * e4m3, exact in fp16 and bf16 (6
-// significant bits), decoded straight to 16-bit pairs and scaled with one
-// HMUL2 per pair; weight_scale_2 multiplies the sum once, as in gemv_scalar.
+// significant bits), decoded to 16-bit pairs without table lookups
+// (SpreadDecode: the kernel is bound by the integer pipe) and scaled with
+// two HMUL2 per pair; weight_scale_2 multiplies the sum once, as in gemv_scalar.
 //
 // Weights and their scales stream in through shared memory with cp.async,
 // kStages steps ahead, so many bytes are in flight per warp without holding
@@ -144,12 +148,27 @@ struct GemvMma {
   }
 
   // Word q of a row's step (codes 8q..8q+7, all under scale block q / 2) as
-  // four weight pairs, scale folded in.
+  // four weight pairs, codes i and i + 4 in pair i (SpreadDecode), scale
+  // folded in: first the decode's 2^bias, exactly, then the scale, exactly
+  // (one multiply cannot take both: 2^bias times a large scale overflows).
   template <nvh::HalfKind kKind>
   NVH_HD static void weight_pairs(const RowStep& r, int q, uint32_t pairs[4]) {
     const uint32_t scale = scale_pair<kKind>(r.scale[q / 2]);
-    decode_e2m1x8_pairs<kKind>(r.words[q], pairs);
-    for (int i = 0; i < 4; ++i) pairs[i] = nvh::mul_half2<kKind>(pairs[i], scale);
+    SpreadDecode<kKind>::pairs(r.words[q], pairs);
+    for (int i = 0; i < 4; ++i) {
+      pairs[i] = nvh::mul_half2<kKind>(nvh::mul_half2<kKind>(pairs[i], SpreadDecode<kKind>::kRestore), scale);
+    }
+  }
+
+  // The activations that meet word q's pairs: 8 consecutive values a0..a7
+  // (one 16-byte load) re-paired as the weights are, (a0, a4), (a1, a5),
+  // (a2, a6), (a3, a7).
+  NVH_HD static void activation_pairs(const uint16_t* act, int q, uint32_t out[4]) {
+    const nvh::U32x4 v = nvh::load_u32x4(act + 8 * q);
+    out[0] = nvh::byte_perm(v.x, v.z, 0x5410u);
+    out[1] = nvh::byte_perm(v.x, v.z, 0x7632u);
+    out[2] = nvh::byte_perm(v.y, v.w, 0x5410u);
+    out[3] = nvh::byte_perm(v.y, v.w, 0x7632u);
   }
 
   // One step: word q of rows n0 + g and n0 + g + 8 feeds mmas 2q and 2q + 1,
@@ -161,18 +180,13 @@ struct GemvMma {
   template <nvh::HalfKind kKind, class Ctx>
   NVH_HD static void mma_step(Ctx& ctx, const RowStep& lo, const RowStep& hi, const uint16_t* act, float d[4]) {
     for (int q = 0; q < 4; ++q) {
-      uint32_t w_lo[4], w_hi[4];
+      uint32_t w_lo[4], w_hi[4], b_pairs[4] = {0u, 0u, 0u, 0u};
       weight_pairs<kKind>(lo, q, w_lo);
       weight_pairs<kKind>(hi, q, w_hi);
+      if (NVFP4_PROBE(act != nullptr)) activation_pairs(act, q, b_pairs);
       for (int h = 0; h < 2; ++h) {
-        const int j = 2 * q + h;
         const uint32_t a[4] = {w_lo[2 * h], w_hi[2 * h], w_lo[2 * h + 1], w_hi[2 * h + 1]};
-        uint32_t b[2] = {0u, 0u};
-        if (NVFP4_PROBE(act != nullptr)) {
-          const nvh::U32x2 v = nvh::load_u32x2(act + 4 * j);
-          b[0] = v.x;
-          b[1] = v.y;
-        }
+        const uint32_t b[2] = {b_pairs[2 * h], b_pairs[2 * h + 1]};
         ctx.mma_m16n8k16(d, a, b, d, kKind);
       }
     }
