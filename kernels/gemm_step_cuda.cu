@@ -100,16 +100,18 @@ LtPlan build_plan(nvh::CudaBackend& gpu, const GemmStepArgs& g, Output out) {
   return plan;
 }
 
-// The 16-bit float one past 2^p, p its significand width (bf16 8, fp16 11):
-// 2^p + 1 lies halfway between two neighbours and rounds to 2^p, so adding
-// 0.75 after rounding gives 2^p again, while adding it before gives 2^p + 2.
-struct RoundingProbe {
-  float high;       // 2^p, exact in the type
-  uint16_t expect;  // bits of 2^p + 2
-};
-RoundingProbe rounding_probe(DType t) {
-  return t == DType::fp16 ? RoundingProbe{2048.f, 0x6801} : RoundingProbe{256.f, 0x4381};
+// Plans live as long as the process; only a rejected one is destroyed.
+void destroy_plan(LtPlan& plan) {
+  cublasLtMatrixLayoutDestroy(plan.w);
+  cublasLtMatrixLayoutDestroy(plan.a);
+  cublasLtMatrixLayoutDestroy(plan.y);
+  cublasLtMatmulDescDestroy(plan.op);
 }
+
+// 2^p for the type's significand width p (bf16 8, fp16 11): 2^p + 1 lies
+// halfway between two neighbours and rounds to 2^p, so adding 0.75 after
+// rounding gives 2^p again, while adding it before gives 2^p + 2.
+float probe_power(DType t) { return t == DType::fp16 ? 2048.f : 256.f; }
 
 // Whether the bias epilogue of `plan` adds the bias to the fp32 product
 // before its one rounding, as the contract asks. cuBLASLt does not say, and
@@ -118,15 +120,16 @@ RoundingProbe rounding_probe(DType t) {
 // not. So the chosen algorithm runs once on probe data of the same shape
 // whose every output tells: A has ones in columns 0 and 1, W has 2^p and 1
 // there, everything else is zero, so every product sum is exactly 2^p + 1
-// in any order, and the bias is 0.75 (values from rounding_probe).
+// in any order, and the bias is 0.75 (probe_power says why).
 bool epilogue_rounds_once(nvh::CudaBackend& gpu, const LtPlan& plan, const GemmStepArgs& g) {
   const std::size_t a_bytes = static_cast<std::size_t>(g.M * g.K) * 2, w_bytes = static_cast<std::size_t>(g.N * g.K) * 2;
   const std::size_t y_bytes = static_cast<std::size_t>(g.M * g.N) * 2, bias_bytes = static_cast<std::size_t>(g.N) * 2;
   // The probe needs two columns of K; past the limit it would cost more than it saves.
   if (g.K < 2 || a_bytes + w_bytes + y_bytes + bias_bytes > kProbeLimitBytes) return false;
-  const RoundingProbe probe = rounding_probe(g.dtype);
   const nvh::HalfKind kind = half_kind(g.dtype);
-  const uint16_t one = nvh::round_to_half_bits(1.f, kind), high = nvh::round_to_half_bits(probe.high, kind);
+  const float power = probe_power(g.dtype);
+  const uint16_t one = nvh::round_to_half_bits(1.f, kind), high = nvh::round_to_half_bits(power, kind);
+  const uint16_t rounded_once = nvh::round_to_half_bits(power + 2.f, kind);
   nvh::Buffer A(gpu, a_bytes), W(gpu, w_bytes), Y(gpu, y_bytes), bias(gpu, bias_bytes);
   gpu.fill(A.data(), 0, a_bytes);
   gpu.fill(W.data(), 0, w_bytes);
@@ -146,7 +149,7 @@ bool epilogue_rounds_once(nvh::CudaBackend& gpu, const LtPlan& plan, const GemmS
                      Y.data(), plan.y, &plan.algo, gpu.workspace(kWorkspaceBytes), kWorkspaceBytes, gpu.stream());
   if (status != CUBLAS_STATUS_SUCCESS) return false;
   const std::vector<uint16_t> out = Y.download_as<uint16_t>(static_cast<std::size_t>(g.M * g.N));
-  return std::all_of(out.begin(), out.end(), [&](uint16_t v) { return v == probe.expect; });
+  return std::all_of(out.begin(), out.end(), [&](uint16_t v) { return v == rounded_once; });
 }
 
 // The plan for these arguments: built once per shape, types and alignments.
@@ -156,6 +159,7 @@ LtPlan choose_plan(nvh::CudaBackend& gpu, const GemmStepArgs& g) {
   if (!g.bias) return build_plan(gpu, g, Output::direct);
   LtPlan fused = build_plan(gpu, g, Output::bias_epilogue);
   if (fused.has_algo && epilogue_rounds_once(gpu, fused, g)) return fused;
+  destroy_plan(fused);
   return build_plan(gpu, g, Output::f32_then_bias_round);
 }
 
