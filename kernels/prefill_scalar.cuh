@@ -36,7 +36,6 @@ struct PrefillScalar {
     int64_t N, K, block_size, scale_cols, row_bytes;
     nvh::HalfKind kind;
     nvh::FastDivmod by_row_bytes, by_block_size;  // for the 32-bit path
-    bool paired;                                   // see make_params
   };
 
   // Quotients: the prepared reciprocal on 32-bit indices, a divide on 64-bit ones.
@@ -121,15 +120,18 @@ struct PrefillScalar {
     }
   }
 
-  // The launch's parameters, with the divisions prepared and the paired case
-  // (K and block_size even, scratch 4-byte aligned: see store_byte) decided.
+  // The launch's parameters, with the divisions prepared.
   static Params make_params(const uint8_t* packed, const uint8_t* scales, const float* global_scale,
                             uint16_t* scratch, int64_t N, int64_t K, int64_t block_size, nvh::HalfKind kind) {
     const int64_t row_bytes = (K + 1) / 2, scale_cols = (K + block_size - 1) / block_size;
-    const bool paired = K % 2 == 0 && block_size % 2 == 0 && reinterpret_cast<uintptr_t>(scratch) % 4 == 0;
     return Params{packed, scales, global_scale, scratch, N, K, block_size, scale_cols, row_bytes, kind,
                   nvh::FastDivmod::make(static_cast<uint32_t>(row_bytes)),
-                  nvh::FastDivmod::make(static_cast<uint32_t>(block_size)), paired};
+                  nvh::FastDivmod::make(static_cast<uint32_t>(block_size))};
+  }
+
+  // The paired case of store_byte: K and block_size even, scratch 4-byte aligned.
+  NVH_HD static bool paired(const Params& p) {
+    return p.K % 2 == 0 && p.block_size % 2 == 0 && reinterpret_cast<uintptr_t>(p.scratch) % 4 == 0;
   }
 
   // 32-bit indices while every index, and every index plus the trip's
@@ -162,7 +164,7 @@ struct PrefillScalarOn : PrefillScalar {
 
   template <nvh::HalfKind kKind, class Ctx>
   NVH_HD static void bytes_of_kind(Ctx& ctx, const Params& p) {
-    if (NVFP4_PROBE(p.paired)) {
+    if (NVFP4_PROBE(paired(p))) {
       bytes<kKind, true, Index>(ctx, p);
     } else {
       bytes<kKind, false, Index>(ctx, p);

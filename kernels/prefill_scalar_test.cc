@@ -22,7 +22,7 @@ struct ScalarShape {
   std::string name;
   int64_t N, K, block_size;
   std::size_t scratch_offset_bytes;  // 2: a scratch that is not 4-byte aligned
-  bool paired;                       // what make_params must decide
+  bool paired;                       // what PrefillScalar::paired must decide
 };
 
 const ScalarShape kShapes[] = {
@@ -46,7 +46,7 @@ std::vector<uint16_t> run_width(nvh::Backend& b, const ScalarShape& s, const std
   auto* scratch = reinterpret_cast<uint16_t*>(static_cast<uint8_t*>(out.data()) + s.scratch_offset_bytes);
   const PrefillScalar::Params p = PrefillScalar::make_params(B.as<uint8_t>(), S.as<uint8_t>(), G.as<float>(), scratch,
                                                              s.N, s.K, s.block_size, nvh::HalfKind::bf16);
-  EXPECT_EQ(p.paired, s.paired) << s.name;
+  EXPECT_EQ(PrefillScalar::paired(p), s.paired) << s.name;
   nvh::launch<PrefillScalarOn<Index>>(b, PrefillScalar::shape(p, b.caps().multiprocessors), p);
   std::vector<uint8_t> all(out.bytes());
   out.download(all.data(), all.size());
