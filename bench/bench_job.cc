@@ -117,6 +117,13 @@ class Bench {
     record({group, name, what, s.M, s.N, s.K, t.median_us, t.min_us, t.max_us, bytes, flops, t.launches, n});
   }
 
+  // Times `launch()` with no inputs at all (nothing to rotate).
+  void time_bare(const std::string& group, const std::string& name, const std::string& what,
+                 const std::function<void()>& launch) {
+    const nvh::TimingStats t = nvh::time_launches(b_, o_.warmup, o_.reps, [&](int) { launch(); });
+    record({group, name, what, 0, 0, 0, t.median_us, t.min_us, t.max_us, 0, 0, t.launches, 0});
+  }
+
   void record(const BenchRow& row) {
     report_.rows.push_back(row);
     progress_ << "  " << std::left << std::setw(44) << row.name << std::right << std::fixed << std::setprecision(1)
@@ -156,7 +163,7 @@ std::string shape_name(const Shape& s) {
 
 void prefill_group(nvh::Backend& backend, Bench& bench) {
   // What a launch costs before any byte moves: an empty kernel, timed alike.
-  bench.time("prefill", "empty kernel (launch floor)", "floor", Shape{1, 1, 16}, 0, 0, [&](InputSet&) {
+  bench.time_bare("prefill", "empty kernel (launch floor)", "floor", [&] {
     nvh::launch<LaunchFloor>(backend, LaunchFloor::shape(), LaunchFloor::Params{0});
   });
   for (auto [N, K] : {std::pair<int64_t, int64_t>{4096, 4096}, {6144, 2048}, {2048, 6144}}) {
