@@ -38,6 +38,9 @@ struct DeviceCtx {
     return __shfl_sync(0xFFFFFFFFu, v, src_lane);
   }
   __device__ __forceinline__ void sync_threads() const { __syncthreads(); }
+  // Barrier of the warp's lanes, which also orders their shared-memory
+  // accesses (one lane reading what another copied in).
+  __device__ __forceinline__ void sync_warp() const { __syncwarp(); }
 
   template <class T>
   __device__ __forceinline__ T* shared_mem() const {

@@ -230,6 +230,7 @@ float HostCtx::shfl_idx(float v, int src_lane) {
 }
 
 void HostCtx::sync_threads() { collectives("sync_threads").block_barrier(linear_thread_); }
+void HostCtx::sync_warp() { collectives("sync_warp").warp_barrier(linear_thread_); }
 
 namespace {
 

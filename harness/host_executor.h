@@ -34,6 +34,7 @@ class HostCtx {
   uint32_t shfl_idx(uint32_t v, int src_lane);
   float shfl_idx(float v, int src_lane);
   void sync_threads();
+  void sync_warp();
 
   template <class T>
   T* shared_mem() const {

@@ -6,7 +6,7 @@
 //   thread_idx() block_idx() block_dim() grid_dim()   -> Dim3
 //   lane() warp()                                       -> lane / warp index in the block
 //   shfl_xor(u32|float, lane_mask) shfl_idx(u32|float, src_lane)
-//   sync_threads()                                      -> block barrier
+//   sync_threads() sync_warp()                          -> block / warp barrier
 //   shared_mem<T>()                                     -> dynamic shared memory
 //   cp_async16/cp_async4(dst, src) cp_async_commit() cp_async_wait<n>() -> async copies to shared
 //   mma_m16n8k16(d, a, b, c, HalfKind)                   -> tensor-core step, fp32 accumulate

@@ -43,6 +43,19 @@ NVH_HD NVH_INLINE float fma_rn(float a, float b, float c) {
 #endif
 }
 
+// Bits of `where_set` where `mask` is set, of `where_clear` elsewhere. On
+// the device one lop3 (lookup table 0xE4 = (a & c) | (b & ~c)): left to
+// itself ptxas splits this into two when it can see zeros in a shifted input.
+NVH_HD NVH_INLINE uint32_t select_bits(uint32_t mask, uint32_t where_set, uint32_t where_clear) {
+#if defined(__CUDA_ARCH__)
+  uint32_t out;
+  asm("lop3.b32 %0, %1, %2, %3, 0xE4;" : "=r"(out) : "r"(where_set), "r"(where_clear), "r"(mask));
+  return out;
+#else
+  return (where_set & mask) | (where_clear & ~mask);
+#endif
+}
+
 // PTX prmt in its default mode: byte i of the result is byte (s >> 4i) & 7
 // of the 8-byte value {hi:lo}, or that byte's sign replicated when bit 3 of
 // the selector nibble is set.

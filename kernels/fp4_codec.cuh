@@ -53,35 +53,83 @@ NVH_HD NVH_INLINE void decode_e2m1x2(uint8_t byte, float out[2]) {
 }
 
 // Eight E2M1 codes to four packed pairs of 16-bit floats by shifts and masks
-// alone, no table lookups (the tensor-core GEMV is bound by the integer/logic
-// pipe, where prmt runs; shifts can go to the multiply pipe). Pair i holds
-// code i in its low half and code i + 4 in its high half (the two are 16 bits
-// apart in the word, so one shift places both), each as e2m1 * 2^-bias:
-// the code's three magnitude bits become the float's two lowest exponent
-// bits and its top mantissa bit, and its sign the float's sign. Exponent
-// field 0 makes code 1 (0.5) a subnormal of the same scale, so multiplying
-// by kSpreadRestore (2^bias: 2^14 for fp16, 2^126 for bf16) gives every
-// value exactly.
+// alone, no table lookups (the tensor-core GEMV is bound by its instruction
+// count, above all by the integer/logic pipe where prmt and lop3 run). Pair i
+// holds code i in its low half and code i + 4 in its high half (the two are
+// 16 bits apart in the word, so one shift places both), each as
+// e2m1 * 2^-bias: the code's three magnitude bits become the float's two
+// lowest exponent bits and its top mantissa bit, and its sign the float's
+// sign. Exponent field 0 makes code 1 (0.5) a subnormal of the same scale.
+//
+// A float's sign sits kSignOffset bits above the magnitude's lowest bit (6 in
+// fp16, 9 in bf16), a code's only 3. So each word is first respread into two
+// words, each holding four of the codes with their signs moved to that
+// offset (one select of the word and a shifted copy: a single lop3); then
+// each pair is one shift and one mask of its respread word. That is 11
+// instructions per word in fp16 and 13 in bf16, against 16 for shifting
+// magnitude and sign of every pair apart. The four codes of a respread word
+// are chosen so no moved sign lands on another code's magnitude: every other
+// code in fp16 (a sign 6 up would hit the next code), codes {0, 1, 4, 5} and
+// {2, 3, 6, 7} in bf16 (9 up would hit the code two on).
+//
+// The 2^bias the bit placement leaves is restored outside the decode:
+// scale_pairs() gives the E4M3 scale times 2^kScaleExp, chosen so that one
+// HMUL2 of a pair by it is exact and neither overflows nor leaves the normal
+// range, and the fp32 sum of the products is multiplied by 2^kSumExp at the
+// end (exact: a power of two). Together: e2m1 * e4m3 exactly.
 template <nvh::HalfKind kKind>
 struct SpreadDecode {
   static constexpr bool kFp16 = kKind == nvh::HalfKind::fp16;
-  static constexpr int kMagnitudeBit = kFp16 ? 9 : 6;  // where a code's lowest magnitude bit lands
-  static constexpr uint32_t kMagnitudeMask = kFp16 ? 0x0E000E00u : 0x01C001C0u;
-  static constexpr uint32_t kRestore = kFp16 ? 0x74007400u : 0x7E807E80u;  // 2^14 / 2^126 in both halves
-
-  // x shifted left by `s` bits, right by -s when negative.
-  NVH_HD static constexpr uint32_t shift(uint32_t x, int s) { return s >= 0 ? x << s : x >> -s; }
+  static constexpr uint32_t kPairMask = kFp16 ? 0x8E008E00u : 0x81C081C0u;  // sign and 3 magnitude bits, both halves
+  // fp16: 2^-14 * e2m1 * e4m3 is a multiple of 2^-24 below 2^11 units, exact
+  // as is. bf16: 2^-126 * e2m1 * e4m3 would underflow, so the scale carries
+  // 2^119 (448 * 2^119 < 2^128, the largest that fits) and the sum 2^7.
+  static constexpr int kScaleExp = kFp16 ? 0 : 119;
+  static constexpr int kSumExp = kFp16 ? 14 : 7;
 
   NVH_HD static void pairs(uint32_t packed, uint32_t out[4]) {
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-    for (int i = 0; i < 4; ++i) {
-      const uint32_t magnitude = shift(packed, kMagnitudeBit - 4 * i) & kMagnitudeMask;
-      const uint32_t sign = (packed & (0x00080008u << (4 * i))) << (12 - 4 * i);  // bits 4i+3, 4i+19 to 15, 31
-      out[i] = magnitude | sign;
+    if constexpr (kFp16) {
+      // Even codes: magnitudes in place, signs from 3 bits lower. Odd codes:
+      // magnitudes from 3 bits higher, signs in place.
+      const uint32_t even = nvh::select_bits(0x07070707u, packed, packed << 3);
+      const uint32_t odd = nvh::select_bits(0x0E0E0E0Eu, packed >> 3, packed);
+      out[0] = (even << 9) & kPairMask;
+      out[1] = (odd << 8) & kPairMask;
+      out[2] = (even << 1) & kPairMask;
+      out[3] = odd & kPairMask;
+    } else {
+      // Codes {0, 1, 4, 5}: magnitudes in place, signs from 6 bits lower.
+      // Codes {2, 3, 6, 7}: magnitudes from 8 bits higher, signs from 2.
+      const uint32_t low = nvh::select_bits(0x00770077u, packed, packed << 6);
+      const uint32_t high = nvh::select_bits(0x00770077u, packed >> 8, packed >> 2);
+      out[0] = (low << 6) & kPairMask;
+      out[1] = (low << 2) & kPairMask;
+      out[2] = (high << 6) & kPairMask;
+      out[3] = (high << 2) & kPairMask;
     }
   }
+
+  // Two E4M3 scales (low byte first) as the pairs (s0, s0) and (s1, s1) that
+  // multiply pairs() into e2m1 * e4m3 * 2^-kSumExp, exactly. fp16 converts
+  // both bytes with one instruction on sm_89 and later.
+  NVH_HD static void scale_pairs(uint16_t two_scales, uint32_t out[2]) {
+    const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(two_scales, __NV_E4M3);
+    if constexpr (kFp16) {
+      const uint32_t both = uint32_t{h.x} | (uint32_t{h.y} << 16);
+      out[0] = nvh::byte_perm(both, 0u, 0x1010u);
+      out[1] = nvh::byte_perm(both, 0u, 0x3232u);
+    } else {
+      constexpr float kScale = 0x1p119f;
+      const float s0 = nvh::mul_rn(nvh::half_bits_to_float(h.x, nvh::HalfKind::fp16), kScale);
+      const float s1 = nvh::mul_rn(nvh::half_bits_to_float(h.y, nvh::HalfKind::fp16), kScale);
+      out[0] = nvh::pack_half2_rn(s0, s0, kKind);
+      out[1] = nvh::pack_half2_rn(s1, s1, kKind);
+    }
+  }
+
+  // The factor that turns the fp32 sum of pairs() * scale_pairs() products
+  // into the sum of e2m1 * e4m3 products.
+  NVH_HD static constexpr float sum_restore() { return kFp16 ? 16384.0f : 128.0f; }
 };
 
 // The dequant contract's scale: float(e4m3) * weight_scale_2, rounded to fp32

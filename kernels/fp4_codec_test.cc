@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "reference/e2m1.h"
@@ -52,19 +53,20 @@ TEST(DecodeE2m1x2, EveryByteMatchesTheReference) {
 }
 
 // The shift-and-mask decode: code i and code i + 4 of a word in pair i, each
-// e2m1 * 2^-bias; restored by one pair multiply (as the GEMV does it, with
-// the host's emulation of HMUL2), every code in every position gives the
-// reference value's bits, -0.0 and the subnormal-scaled 0.5 included.
+// e2m1 * 2^-bias (2^-14 in fp16, 2^-126 in bf16, the value the bit placement
+// gives). Every code in every position, -0.0 and the subnormal 0.5 included,
+// compared by bits after an exact power-of-two rescale.
 template <nvh::HalfKind kKind>
 void expect_spread_decode(uint32_t word) {
   const ref::Half kind = kKind == nvh::HalfKind::fp16 ? ref::Half::fp16 : ref::Half::bf16;
+  const int bias = kKind == nvh::HalfKind::fp16 ? 14 : 126;
   uint32_t pairs[4];
   SpreadDecode<kKind>::pairs(word, pairs);
   for (int i = 0; i < 8; ++i) {
     const uint8_t code = (word >> (4 * i)) & 0xF;
-    const uint32_t restored = nvh::mul_half2<kKind>(pairs[i % 4], SpreadDecode<kKind>::kRestore);
-    const uint16_t got = static_cast<uint16_t>(restored >> (16 * (i / 4)));
-    ASSERT_EQ(got, ref::round_float_to_half(ref::e2m1_to_float(code), kind))
+    const uint16_t got = static_cast<uint16_t>(pairs[i % 4] >> (16 * (i / 4)));
+    const float value = std::ldexp(nvh::half_bits_to_float(got, kKind), bias);
+    ASSERT_EQ(bits(value), bits(ref::e2m1_to_float(code)))
         << ref::half_name(kind) << " word 0x" << std::hex << word << " position " << std::dec << i;
   }
 }
@@ -83,6 +85,44 @@ TEST(SpreadDecode, EveryCodeInEveryPositionMatchesTheReference) {
     expect_spread_decode<nvh::HalfKind::fp16>(word);
     expect_spread_decode<nvh::HalfKind::bf16>(word);
   }
+}
+
+// What the GEMV computes per weight: a decoded pair times scale_pairs() (one
+// HMUL2, the host's emulation), then the sum's restore factor. For every code
+// and every E4M3 byte in both scale positions that must be e2m1 * e4m3 bit
+// for bit (NaN for the NaN bytes): the HMUL2 may neither round, overflow nor
+// underflow.
+template <nvh::HalfKind kKind>
+void expect_scaled_decode() {
+  const ref::Half kind = kKind == nvh::HalfKind::fp16 ? ref::Half::fp16 : ref::Half::bf16;
+  for (int b = 0; b < 256; ++b) {
+    for (int position = 0; position < 2; ++position) {
+      const uint16_t two = static_cast<uint16_t>(position == 0 ? b | 0x3800 : (b << 8) | 0x38);
+      uint32_t scales[2];
+      SpreadDecode<kKind>::scale_pairs(two, scales);
+      for (uint32_t code = 0; code < 16; ++code) {
+        uint32_t pairs[4];
+        SpreadDecode<kKind>::pairs(code | (code << 16), pairs);  // code in positions 0 and 4
+        const uint32_t product = nvh::mul_half2<kKind>(pairs[0], scales[position]);
+        for (int half = 0; half < 2; ++half) {
+          const float got = nvh::half_bits_to_float(static_cast<uint16_t>(product >> (16 * half)), kKind) *
+                            SpreadDecode<kKind>::sum_restore();
+          const float want = ref::e2m1_to_float(static_cast<uint8_t>(code)) * ref::e4m3_to_float(static_cast<uint8_t>(b));
+          if ((b & 0x7F) == 0x7F) {
+            ASSERT_TRUE(std::isnan(got)) << ref::half_name(kind) << " scale byte " << b;
+          } else {
+            ASSERT_EQ(bits(got), bits(want)) << ref::half_name(kind) << " code " << code << " scale byte " << b
+                                             << " position " << position << " half " << half;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(SpreadDecode, TimesItsScalePairAndSumRestoreIsTheExactProduct) {
+  expect_scaled_decode<nvh::HalfKind::fp16>();
+  expect_scaled_decode<nvh::HalfKind::bf16>();
 }
 
 // Products of an E2M1 pair and an E4M3 scale pair are exact, so the pair

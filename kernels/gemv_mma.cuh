@@ -3,31 +3,39 @@
 //
 // The weights take the A slot (16 rows of W by 16 k) and the activations the
 // B slot (16 k by 8 rows of A, so M <= 8 fits one mma). A warp owns one tile
-// of 16 rows of W and a share of K in steps of 128: all of it when there are
+// of 16 rows of W and a share of K in stages of 256: all of it when there are
 // tiles enough to fill the GPU, else 2, 4 or 8 warps split K and meet in
 // shared memory, adding their parts in a fixed order so the result does not
 // depend on timing.
 //
 // The sum over k does not care which k sits in which fragment slot, as long as
-// a weight and its activation sit in matching slots. So each lane loads 32
-// consecutive codes of a row (one 16-byte load) and the activations of the
-// same 32 k (16-byte loads), rather than the scattered bytes the PTX
-// fragment layout would ask for: in mma j = 2q + h of a step, lane (g, t)
-// puts physical k = 32t + 8q + 2h + {0, 4, 1, 5} where the layout has logical
-// k = {2t, 2t+1, 2t+8, 2t+9}, for A and B alike. (Codes i and i + 4 of a
-// word share a pair because the shift-and-mask decode places them with one
-// shift; the activations are re-paired to match, one prmt per pair, shared
-// by the lane's two rows.)
+// a weight and its activation sit in matching slots. So in each 128-k step of
+// a stage each lane reads 32 consecutive codes of a row (one 16-byte chunk)
+// and the activations of the same 32 k (16-byte loads), rather than the
+// scattered bytes the PTX fragment layout would ask for: in mma j = 2q + h
+// of a step, lane (g, t) puts physical k = 32t + 8q + 2h + {0, 4, 1, 5}
+// where the layout has logical k = {2t, 2t+1, 2t+8, 2t+9}, for A and B
+// alike. (Codes i and i + 4 of a word share a pair because the
+// shift-and-mask decode places them with one shift; the activations are
+// re-paired to match, one prmt per pair, shared by the lane's two rows.)
 //
-// A weight in the A slot is e2m1 * e4m3, exact in fp16 and bf16 (6
-// significant bits), decoded to 16-bit pairs without table lookups
-// (SpreadDecode: the kernel is bound by the integer pipe) and scaled with
-// two HMUL2 per pair; weight_scale_2 multiplies the sum once, as in gemv_scalar.
+// A weight in the A slot is e2m1 * e4m3 * 2^-SpreadDecode::kSumExp, exact
+// in fp16 and bf16 (at most 8 significant bits, in the normal range or on
+// fp16's subnormal grid), decoded to 16-bit pairs without table lookups
+// (SpreadDecode) and scaled with one HMUL2 per pair. The fp32 sum gets the
+// 2^kSumExp back, then weight_scale_2, once, as in gemv_scalar.
 //
 // Weights and their scales stream in through shared memory with cp.async,
-// kStages steps ahead, so many bytes are in flight per warp without holding
-// registers; each lane copies exactly the bytes it later reads, so no barrier
-// is needed. (The scales must then be 4-byte aligned: dispatch.cc asks it.)
+// kStages stages ahead, so many bytes are in flight per warp without holding
+// registers. The copy is shaped for the L2, which bounds this kernel: on
+// the H200 the L2's tag lookups ran at 79 % of their peak while DRAM ran at
+// 45 %, one lookup per 32-byte sector filled from DRAM plus one per request
+// from an SM. So every copy instruction asks for whole 128-byte rows (four
+// sectors per request), the warp copying cooperatively and lanes then
+// reading what others copied (a warp barrier between). A stage is therefore
+// two 128-k steps, a half stage when K % 256 == 128. (The scales are copied
+// 4 bytes per lane, 8 rows per instruction, so they need only be 4-byte
+// aligned, as dispatch.cc asks.)
 #pragma once
 
 #include <cstdint>
@@ -43,25 +51,33 @@ namespace nvfp4 {
 struct GemvMma {
   static constexpr uint32_t kWarps = 8;
   static constexpr uint32_t kMaxBlockThreads = kWarps * 32;
-  // Three blocks (24 warps) per multiprocessor: registers capped near 85.
+  // Three blocks (24 warps) per multiprocessor: registers capped near 85,
+  // 3 x 72 KB of pipeline fits the 228 KB of shared memory.
   static constexpr int kMinBlocksPerSM = 3;
+  // One mma_step: 128 k, 32 codes of each of a lane's two rows.
   static constexpr int64_t kStepK = 128;
+  // One pipeline stage: two steps, so a row's codes in a stage are one whole
+  // 128-byte line, copied by one L2 request (see the header comment).
+  static constexpr int64_t kStageK = 2 * kStepK;
   static constexpr int kStages = 4;
-  // A lane's slot in a stage: 2 rows x 16 bytes of codes, then 2 rows x 4
-  // bytes of scales, padded to keep the next lane's codes 16-byte aligned.
-  static constexpr uint32_t kSlotBytes = 48;
-  static constexpr uint32_t kStageBytes = 32 * kSlotBytes;
+  static constexpr uint32_t kRowBytes = kStageK / 2;         // 128: a row's codes in a stage
+  static constexpr uint32_t kScaleRowBytes = kStageK / 16;  // 16: a row's scales in a stage
+  static constexpr uint32_t kCodeBytes = 16 * kRowBytes;
+  static constexpr uint32_t kStageBytes = kCodeBytes + 16 * kScaleRowBytes;  // 2304 per warp
   static constexpr uint32_t kPipelineBytes = kWarps * kStages * kStageBytes;
 
   struct Params : GemvOperands {
     uint32_t split;  // warps sharing one tile's K: 1, 2, 4 or 8
   };
 
-  // Warps per tile: as few as keep `target_warps` warps busy (K steps permitting).
+  // Stages of a row: K / 256, plus a half stage (one step) when K % 256 == 128.
+  NVH_HD static int64_t stage_count(int64_t K) { return (K / kStepK + 1) / 2; }
+
+  // Warps per tile: as few as keep `target_warps` warps busy (K stages permitting).
   static uint32_t split_for(int64_t N, int64_t K, int64_t target_warps) {
-    const int64_t tiles = (N + 15) / 16, steps = K / kStepK;
+    const int64_t tiles = (N + 15) / 16, stages = stage_count(K);
     uint32_t split = 1;
-    while (split < kWarps && tiles * split < target_warps && steps >= 2 * split) split *= 2;
+    while (split < kWarps && tiles * split < target_warps && stages >= 2 * split) split *= 2;
     return split;
   }
 
@@ -70,94 +86,85 @@ struct GemvMma {
     nvh::LaunchShape s;
     s.block = {kMaxBlockThreads, 1, 1};
     s.grid = {static_cast<uint32_t>((tiles + tiles_per_block - 1) / tiles_per_block), 1, 1};
-    s.shared_bytes = kPipelineBytes + (p.split > 1 ? kWarps * 32 * 4 * sizeof(float) : 0);
+    s.shared_bytes = kPipelineBytes;  // split-K parts park their sums in their own stages
     s.uses_collectives = true;
     return s;
   }
 
   // One row's share of a step: 32 codes (4 words) and the E4M3 scales of its
-  // two 16-value blocks. Rows past N are zeros.
+  // two 16-value blocks.
   struct RowStep {
     uint32_t words[4];
-    uint8_t scale[2];
+    uint16_t scales;  // two E4M3 bytes, the lower block first
   };
 
-  // Where this lane's next step copies from: 16 bytes of codes of rows
-  // n0 + g and n0 + g + 8, and the 4 scale bytes of each row that hold its
-  // two (bytes 2t and 2t + 1 of the row's 8). Pointers computed once and
-  // advanced by a constant per step: recomputing the 64-bit row addresses
-  // each step cost more instructions than the copies themselves.
+  // What one lane copies of a stage. The warp copies cooperatively: lane l
+  // takes 16-byte chunk l % 8 of rows l / 8, 4 + l / 8, 8 + l / 8 and
+  // 12 + l / 8 (so each copy instruction moves four whole 128-byte rows), and
+  // scale bytes 4(l % 4) to 4(l % 4) + 3 of rows l / 4 and 8 + l / 4 (one
+  // request per row per instruction). A row past N copies row N - 1 instead:
+  // a row of the mma's A only ever meets its own output, which is not
+  // stored, so this costs no test per copy and no zeroing.
   struct CopyCursor {
-    const uint8_t* codes[2];
-    const uint8_t* scales[2];
-    bool row_in[2];  // rows past N copy nothing and read as zeros
+    const uint8_t* codes[4];  // the lane's chunk of each of its four rows, next stage
+    const uint8_t* scales[2];  // the lane's 4 scale bytes of each of its two rows, next stage
   };
 
-  NVH_HD static CopyCursor first_copy(const Params& p, int64_t n0, int64_t step, int g, int t) {
+  // Where chunk c of stage row r sits: rows of 128 bytes, and in odd rows the
+  // two halves swapped, so the 8 lanes of a quarter-warp that read rows g and
+  // g + 1 (4 chunks each, see row_from_stage) hit all 32 banks once. Rows
+  // l / 8 + 4i share a parity, so a lane's four chunks are 512 bytes apart.
+  NVH_HD static uint32_t chunk_offset(uint32_t row, uint32_t chunk) {
+    return row * kRowBytes + 16 * (chunk ^ (4 * (row & 1)));
+  }
+  NVH_HD static uint32_t scale_offset(uint32_t row) { return kCodeBytes + row * kScaleRowBytes; }
+
+  NVH_HD static CopyCursor first_copy(const Params& p, int64_t n0, int64_t stage, uint32_t lane) {
     CopyCursor c{};
-    for (int half = 0; half < 2; ++half) {
-      const int64_t n = n0 + g + 8 * half;
-      c.row_in[half] = n < p.N;
-      if (c.row_in[half]) {
-        c.codes[half] = p.packed + n * (p.K / 2) + step * 64 + t * 16;
-        c.scales[half] = p.scales + n * (p.K / 16) + step * 8 + (t / 2) * 4;
-      }
+    const auto row = [&p, n0](int64_t r) { return n0 + r < p.N ? n0 + r : p.N - 1; };
+    for (int i = 0; i < 4; ++i) {
+      c.codes[i] = p.packed + row(4 * i + lane / 8) * (p.K / 2) + stage * kRowBytes + 16 * (lane % 8);
+    }
+    for (int j = 0; j < 2; ++j) {
+      c.scales[j] = p.scales + row(8 * j + lane / 4) * (p.K / 16) + stage * kScaleRowBytes + 4 * (lane % 4);
     }
     return c;
   }
 
-  // A row past N never has a step copied into its half of a slot, so that
-  // half is zeroed once, in every stage, before the pipeline starts.
-  NVH_HD static void zero_rows_past_n(const CopyCursor& c, uint8_t* slots) {
-    for (int stage = 0; stage < kStages; ++stage) {
-      for (int half = 0; half < 2; ++half) {
-        if (NVFP4_PROBE(c.row_in[half])) continue;
-        uint8_t* slot = slots + stage * kStageBytes;
-        nvh::store_u32x4(slot + 16 * half, {0u, 0u, 0u, 0u});
-        nvh::store_u32(slot + 32 + 4 * half, 0u);
-      }
-    }
-  }
-
-  // Starts copying the cursor's step into this lane's `slot`, then moves the
-  // cursor `split` steps on.
+  // Starts copying the cursor's stage into `stage` (only its first step when
+  // `half`: the row's last 128 k), then moves the cursor `split` stages on.
   template <class Ctx>
-  NVH_HD static void issue_step(Ctx& ctx, const Params& p, CopyCursor& c, uint8_t* slot) {
-    for (int half = 0; half < 2; ++half) {
-      if (!c.row_in[half]) continue;
-      ctx.cp_async16(slot + 16 * half, c.codes[half]);
-      ctx.cp_async4(slot + 32 + 4 * half, c.scales[half]);
-      c.codes[half] += p.split * 64;
-      c.scales[half] += p.split * 8;
+  NVH_HD static void issue_stage(Ctx& ctx, const Params& p, CopyCursor& c, uint8_t* stage, bool half,
+                                 uint32_t lane) {
+    if (NVFP4_PROBE(!half || lane % 8 < 4)) {
+      uint8_t* dst = stage + chunk_offset(lane / 8, lane % 8);
+      for (int i = 0; i < 4; ++i) ctx.cp_async16(dst + 4 * i * kRowBytes, c.codes[i]);
     }
+    if (NVFP4_PROBE(!half || lane % 4 < 2)) {
+      uint8_t* dst = stage + scale_offset(lane / 4) + 4 * (lane % 4);
+      for (int j = 0; j < 2; ++j) ctx.cp_async4(dst + 8 * j * kScaleRowBytes, c.scales[j]);
+    }
+    for (int i = 0; i < 4; ++i) c.codes[i] += p.split * kRowBytes;
+    for (int j = 0; j < 2; ++j) c.scales[j] += p.split * kScaleRowBytes;
   }
 
-  NVH_HD static RowStep row_from_slot(const uint8_t* slot, int half, int t) {
-    const nvh::U32x4 v = nvh::load_generic_u32x4(slot + 16 * half);
-    const uint32_t scales = nvh::load_generic_u32(slot + 32 + 4 * half);
-    const int first = 2 * (t % 2);  // this lane's two bytes in the 4 it copied
-    return RowStep{{v.x, v.y, v.z, v.w},
-                   {static_cast<uint8_t>(scales >> (8 * first)), static_cast<uint8_t>(scales >> (8 * first + 8))}};
-  }
-
-  // The E4M3 scale as a pair of 16-bit floats (exact in both types).
-  template <nvh::HalfKind kKind>
-  NVH_HD static uint32_t scale_pair(uint8_t e4m3) {
-    const float s = nvh::e4m3_to_float(e4m3);
-    return nvh::pack_half2_rn(s, s, kKind);
+  // Lane (g, t)'s share of step w of a stage for one of its rows: chunk
+  // 4w + t of the row (codes 32(4w + t) on) and the scales of its two blocks.
+  NVH_HD static RowStep row_from_stage(const uint8_t* stage, uint32_t row, int w, int t) {
+    const nvh::U32x4 v = nvh::load_generic_u32x4(stage + chunk_offset(row, 4 * w + t));
+    const uint32_t scales = nvh::load_generic_u32(stage + scale_offset(row) + 8 * w + 4 * (t / 2));
+    return RowStep{{v.x, v.y, v.z, v.w}, static_cast<uint16_t>(scales >> (16 * (t % 2)))};
   }
 
   // Word q of a row's step (codes 8q..8q+7, all under scale block q / 2) as
-  // four weight pairs, codes i and i + 4 in pair i (SpreadDecode), scale
-  // folded in: first the decode's 2^bias, exactly, then the scale, exactly
-  // (one multiply cannot take both: 2^bias times a large scale overflows).
+  // four weight pairs, codes i and i + 4 in pair i (SpreadDecode), each times
+  // its scale with one exact HMUL2; the 2^bias the decode leaves is restored
+  // on the fp32 sum (SpreadDecode::sum_restore) rather than here, which
+  // would take a second multiply per pair.
   template <nvh::HalfKind kKind>
-  NVH_HD static void weight_pairs(const RowStep& r, int q, uint32_t pairs[4]) {
-    const uint32_t scale = scale_pair<kKind>(r.scale[q / 2]);
+  NVH_HD static void weight_pairs(const RowStep& r, const uint32_t scales[2], int q, uint32_t pairs[4]) {
     SpreadDecode<kKind>::pairs(r.words[q], pairs);
-    for (int i = 0; i < 4; ++i) {
-      pairs[i] = nvh::mul_half2<kKind>(nvh::mul_half2<kKind>(pairs[i], SpreadDecode<kKind>::kRestore), scale);
-    }
+    for (int i = 0; i < 4; ++i) pairs[i] = nvh::mul_half2<kKind>(pairs[i], scales[q / 2]);
   }
 
   // The activations that meet word q's pairs: 8 consecutive values a0..a7
@@ -179,10 +186,13 @@ struct GemvMma {
   // (about 156 against 166 us on the lm_head, H200).
   template <nvh::HalfKind kKind, class Ctx>
   NVH_HD static void mma_step(Ctx& ctx, const RowStep& lo, const RowStep& hi, const uint16_t* act, float d[4]) {
+    uint32_t scales_lo[2], scales_hi[2];
+    SpreadDecode<kKind>::scale_pairs(lo.scales, scales_lo);
+    SpreadDecode<kKind>::scale_pairs(hi.scales, scales_hi);
     for (int q = 0; q < 4; ++q) {
       uint32_t w_lo[4], w_hi[4], b_pairs[4] = {0u, 0u, 0u, 0u};
-      weight_pairs<kKind>(lo, q, w_lo);
-      weight_pairs<kKind>(hi, q, w_hi);
+      weight_pairs<kKind>(lo, scales_lo, q, w_lo);
+      weight_pairs<kKind>(hi, scales_hi, q, w_hi);
       if (NVFP4_PROBE(act != nullptr)) activation_pairs(act, q, b_pairs);
       for (int h = 0; h < 2; ++h) {
         const uint32_t a[4] = {w_lo[2 * h], w_hi[2 * h], w_lo[2 * h + 1], w_hi[2 * h + 1]};
@@ -197,41 +207,59 @@ struct GemvMma {
     const uint32_t tiles_per_block = kWarps / p.split;
     const int64_t tile = int64_t{ctx.block_idx().x} * tiles_per_block + ctx.warp() / p.split;
     const int64_t part = ctx.warp() % p.split;
-    const int64_t n0 = tile * 16, steps = p.K / kStepK;
-    const int g = static_cast<int>(ctx.lane() / 4), t = static_cast<int>(ctx.lane() % 4);
+    const int64_t n0 = tile * 16, steps = p.K / kStepK, stages = stage_count(p.K);
+    const uint32_t lane = ctx.lane();
+    const int g = static_cast<int>(lane / 4), t = static_cast<int>(lane % 4);
+    // This warp's stages; after the loop, where a split-K part parks its sums.
+    uint8_t* warp_stages = ctx.template shared_mem<uint8_t>() + ctx.warp() * kStages * kStageBytes;
     float d[4] = {0.f, 0.f, 0.f, 0.f};
 
-    if (NVFP4_PROBE(n0 < p.N && part < steps)) {
-      // This lane's slot in each of its warp's stages.
-      uint8_t* slots = ctx.template shared_mem<uint8_t>() + ctx.warp() * kStages * kStageBytes + ctx.lane() * kSlotBytes;
-      const auto slot = [slots](int64_t i) { return slots + (i % kStages) * kStageBytes; };
-      CopyCursor copy = first_copy(p, n0, part, g, t);
-      zero_rows_past_n(copy, slots);
-      // This lane's activations (row g of A, B's column g) from the warp's first step on.
-      const uint16_t* act = g < p.M ? p.A + g * p.K + part * kStepK + 32 * t : nullptr;
-      int64_t issued = 0;  // steps of this warp whose copy has started
-      for (; issued < kStages - 1; ++issued) {
-        if (NVFP4_PROBE(part + issued * p.split < steps)) issue_step(ctx, p, copy, slot(issued));
+    if (NVFP4_PROBE(n0 < p.N && part < stages)) {
+      // Loop state in 32 bits (K / 256 < 2^31 whenever a row of B, K / 2
+      // bytes, fits in memory); stage slots rotate without a division.
+      const int last = static_cast<int>(stages) - 1, split = static_cast<int>(p.split);
+      const int half_stage = steps % 2 == 1 ? last : -1;  // a half stage can only be the row's last
+      const auto slot = [warp_stages](int i) { return warp_stages + i * kStageBytes; };
+      const auto following = [](int i) { return i == kStages - 1 ? 0 : i + 1; };
+      CopyCursor copy = first_copy(p, n0, part, lane);
+      // This lane's activations (row g of A, B's column g) from the warp's first stage on.
+      const uint16_t* act = g < p.M ? p.A + g * p.K + part * kStageK + 32 * t : nullptr;
+      int next = static_cast<int>(part), fill = 0;  // the next stage to copy, and its slot
+      for (int s = 0; s < kStages - 1; ++s, next += split, fill = following(fill)) {
+        if (NVFP4_PROBE(next <= last)) issue_stage(ctx, p, copy, slot(fill), next == half_stage, lane);
         ctx.cp_async_commit();  // empty groups too, so the wait count below stays uniform
       }
-      for (int64_t i = 0, step = part; NVFP4_PROBE(step < steps); ++i, step += p.split) {
-        if (NVFP4_PROBE(part + issued * p.split < steps)) issue_step(ctx, p, copy, slot(issued));
+      for (int stage = static_cast<int>(part), read = 0; NVFP4_PROBE(stage <= last);
+           stage += split, read = following(read)) {
+        if (NVFP4_PROBE(next <= last)) issue_stage(ctx, p, copy, slot(fill), next == half_stage, lane);
         ctx.cp_async_commit();
-        ++issued;
-        ctx.template cp_async_wait<kStages - 1>();  // step i's copy has landed
-        mma_step<kKind>(ctx, row_from_slot(slot(i), 0, t), row_from_slot(slot(i), 1, t), act, d);
-        if (act != nullptr) act += p.split * kStepK;
+        next += split;
+        fill = following(fill);
+        ctx.template cp_async_wait<kStages - 1>();  // this lane's copies of `stage` have landed
+        ctx.sync_warp();                              // and so have the other lanes'
+        const uint16_t* step_act = act;
+        for (int w = 0; w < 2; ++w) {
+          if (NVFP4_PROBE(w == 1 && stage == half_stage)) break;
+          mma_step<kKind>(ctx, row_from_stage(slot(read), g, w, t), row_from_stage(slot(read), g + 8, w, t),
+                          step_act, d);
+          if (step_act != nullptr) step_act += kStepK;
+        }
+        if (act != nullptr) act += p.split * kStageK;
+        ctx.sync_warp();  // every lane is done with this slot before the next issue refills it
       }
     }
 
     if (NVFP4_PROBE(p.split > 1)) {
-      // The parts meet: each parks its accumulators, part 0 adds them in order.
-      float* parked = reinterpret_cast<float*>(ctx.template shared_mem<uint8_t>() + kPipelineBytes);
-      for (int i = 0; i < 4; ++i) parked[(ctx.warp() * 32 + ctx.lane()) * 4 + i] = d[i];
+      // The parts meet: each parks its accumulators in its own (drained)
+      // stages, part 0 adds them in order.
+      ctx.template cp_async_wait<0>();
+      float* parked = reinterpret_cast<float*>(warp_stages) + lane * 4;
+      for (int i = 0; i < 4; ++i) parked[i] = d[i];
       ctx.sync_threads();
       if (NVFP4_PROBE(part != 0)) return;
-      for (int i = 0; i < 4; ++i) {
-        for (uint32_t w = 1; w < p.split; ++w) d[i] = nvh::add_rn(d[i], parked[((ctx.warp() + w) * 32 + ctx.lane()) * 4 + i]);
+      for (uint32_t w = 1; w < p.split; ++w) {
+        const float* other = reinterpret_cast<const float*>(warp_stages + w * kStages * kStageBytes) + lane * 4;
+        for (int i = 0; i < 4; ++i) d[i] = nvh::add_rn(d[i], other[i]);
       }
     }
     if (NVFP4_PROBE(n0 >= p.N)) return;
@@ -240,7 +268,8 @@ struct GemvMma {
     for (int i = 0; i < 4; ++i) {
       const int64_t n = n0 + g + (i >= 2 ? 8 : 0), m = 2 * t + (i % 2);
       if (NVFP4_PROBE(n >= p.N || m >= p.M)) continue;
-      store_gemv_output<kKind>(p, d[i], global_scale, m, n);
+      const float sum = nvh::mul_rn(d[i], SpreadDecode<kKind>::sum_restore());  // a power of two: exact
+      store_gemv_output<kKind>(p, sum, global_scale, m, n);
     }
   }
 
