@@ -180,20 +180,18 @@ struct GemvMma {
 
   // One step: word q of rows n0 + g and n0 + g + 8 feeds mmas 2q and 2q + 1,
   // decoded just before them so few registers hold weights at a time.
-  // `act`: this lane's 32 activations of the step (row g of A), null when
-  // g >= M: those lanes' B columns feed outputs that are never stored, and
-  // skipping their loads measured faster at M = 4 than reading row M - 1
-  // (about 156 against 166 us on the lm_head, H200).
+  // `act`: this lane's 32 activations of the step (row g of A, or row
+  // M - 1 for g >= M, whose B columns feed outputs that are never stored).
   template <nvh::HalfKind kKind, class Ctx>
   NVH_HD static void mma_step(Ctx& ctx, const RowStep& lo, const RowStep& hi, const uint16_t* act, float d[4]) {
     uint32_t scales_lo[2], scales_hi[2];
     SpreadDecode<kKind>::scale_pairs(lo.scales, scales_lo);
     SpreadDecode<kKind>::scale_pairs(hi.scales, scales_hi);
     for (int q = 0; q < 4; ++q) {
-      uint32_t w_lo[4], w_hi[4], b_pairs[4] = {0u, 0u, 0u, 0u};
+      uint32_t w_lo[4], w_hi[4], b_pairs[4];
       weight_pairs<kKind>(lo, scales_lo, q, w_lo);
       weight_pairs<kKind>(hi, scales_hi, q, w_hi);
-      if (NVFP4_PROBE(act != nullptr)) activation_pairs(act, q, b_pairs);
+      activation_pairs(act, q, b_pairs);
       for (int h = 0; h < 2; ++h) {
         const uint32_t a[4] = {w_lo[2 * h], w_hi[2 * h], w_lo[2 * h + 1], w_hi[2 * h + 1]};
         const uint32_t b[2] = {b_pairs[2 * h], b_pairs[2 * h + 1]};
@@ -222,8 +220,12 @@ struct GemvMma {
       const auto slot = [warp_stages](int i) { return warp_stages + i * kStageBytes; };
       const auto following = [](int i) { return i == kStages - 1 ? 0 : i + 1; };
       CopyCursor copy = first_copy(p, n0, part, lane);
-      // This lane's activations (row g of A, B's column g) from the warp's first stage on.
-      const uint16_t* act = g < p.M ? p.A + g * p.K + part * kStageK + 32 * t : nullptr;
+      // This lane's activations (row g of A, B's column g) from the warp's
+      // first stage on. Lanes past M read row M - 1 (the same addresses as
+      // its own lanes, so no extra traffic) into outputs that are not
+      // stored: no zeroing and no test per load, measured 2-3 % faster on
+      // the H200 than skipping them.
+      const uint16_t* act = p.A + (g < p.M ? g : p.M - 1) * p.K + part * kStageK + 32 * t;
       int next = static_cast<int>(part), fill = 0;  // the next stage to copy, and its slot
       for (int s = 0; s < kStages - 1; ++s, next += split, fill = following(fill)) {
         if (NVFP4_PROBE(next <= last)) issue_stage(ctx, p, copy, slot(fill), next == half_stage, lane);
@@ -242,9 +244,9 @@ struct GemvMma {
           if (NVFP4_PROBE(w == 1 && stage == half_stage)) break;
           mma_step<kKind>(ctx, row_from_stage(slot(read), g, w, t), row_from_stage(slot(read), g + 8, w, t),
                           step_act, d);
-          if (step_act != nullptr) step_act += kStepK;
+          step_act += kStepK;
         }
-        if (act != nullptr) act += p.split * kStageK;
+        act += p.split * kStageK;
         ctx.sync_warp();  // every lane is done with this slot before the next issue refills it
       }
     }
