@@ -18,6 +18,7 @@
 #include "kernels/prefill_vec8.cuh"
 #include "bench/launch_floor.cuh"
 #include "bench/pattern_copy.cuh"
+#include "bench/read_alone.cuh"
 
 namespace nvfp4 {
 namespace {
@@ -201,6 +202,17 @@ void prefill_group(nvh::Backend& backend, Bench& bench) {
 
 void decode_group(nvh::Backend& backend, Bench& bench) {
   for (auto [N, K] : {std::pair<int64_t, int64_t>{4096, 4096}, {5120, 25600}, {248320, 2048}}) {
+    // Reading the weights and scales once with nothing else to do: the
+    // floor for any GEMV of this shape (its activations and outputs are
+    // kilobytes), against which the routes' shares of the copy ceiling read.
+    const Shape weights{1, N, K};
+    bench.time("decode", "weight bytes read alone " + shape_name(weights), "read", weights,
+               static_cast<double>(N * (K / 2) + N * (K / 16)), 0, [&](InputSet& in) {
+                 const ReadAlone::Params p{static_cast<const uint8_t*>(in.B.data()), N * (K / 2) / 16,
+                                           static_cast<const uint8_t*>(in.scales.data()), N * (K / 16) / 16,
+                                           static_cast<uint32_t*>(in.Y.data())};
+                 nvh::launch<ReadAlone>(backend, ReadAlone::shape(backend.caps().multiprocessors), p);
+               });
     for (int64_t M : {1, 4, 8}) {
       const Shape s{M, N, K};
       for (Route r : {Route::gemv_mma, Route::gemv_scalar}) {

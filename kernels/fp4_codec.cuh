@@ -64,13 +64,13 @@ NVH_HD NVH_INLINE void decode_e2m1x2(uint8_t byte, float out[2]) {
 // A float's sign sits kSignOffset bits above the magnitude's lowest bit (6 in
 // fp16, 9 in bf16), a code's only 3. So each word is first respread into two
 // words, each holding four of the codes with their signs moved to that
-// offset (one select of the word and a shifted copy: a single lop3); then
-// each pair is one shift and one mask of its respread word. That is 11
-// instructions per word in fp16 and 13 in bf16, against 16 for shifting
-// magnitude and sign of every pair apart. The four codes of a respread word
-// are chosen so no moved sign lands on another code's magnitude: every other
-// code in fp16 (a sign 6 up would hit the next code), codes {0, 1, 4, 5} and
-// {2, 3, 6, 7} in bf16 (9 up would hit the code two on).
+// offset (one select of two shifted copies of the word: a single lop3); then
+// each pair is at most one shift and one mask of its respread word. That is
+// 11 instructions per word, against 16 for shifting magnitude and sign of
+// every pair apart. The four codes of a respread word are chosen so no moved
+// sign lands on another code's magnitude: every other code in fp16 (a sign
+// 6 up would hit the next code), codes {0, 1, 4, 5} and {2, 3, 6, 7} in
+// bf16 (9 up would hit the code two on).
 //
 // The 2^bias the bit placement leaves is restored outside the decode:
 // scale_pairs() gives the E4M3 scale times 2^kScaleExp, chosen so that one
@@ -98,14 +98,17 @@ struct SpreadDecode {
       out[2] = (even << 1) & kPairMask;
       out[3] = odd & kPairMask;
     } else {
-      // Codes {0, 1, 4, 5}: magnitudes in place, signs from 6 bits lower.
-      // Codes {2, 3, 6, 7}: magnitudes from 8 bits higher, signs from 2.
-      const uint32_t low = nvh::select_bits(0x00770077u, packed, packed << 6);
-      const uint32_t high = nvh::select_bits(0x00770077u, packed >> 8, packed >> 2);
-      out[0] = (low << 6) & kPairMask;
-      out[1] = (low << 2) & kPairMask;
-      out[2] = (high << 6) & kPairMask;
-      out[3] = (high << 2) & kPairMask;
+      // Both respread words put their four codes in one layout: magnitudes
+      // at bits 2, 6, 18 and 22, signs 9 above, so pairs 1 and 3 need no
+      // shift and pairs 0 and 2 one of 4. Codes {0, 1, 4, 5}: magnitudes
+      // from 2 bits higher, signs from 8. Codes {2, 3, 6, 7}: magnitudes
+      // from 6 bits lower, signs in place.
+      const uint32_t low = nvh::select_bits(0x01DC01DCu, packed << 2, packed << 8);
+      const uint32_t high = nvh::select_bits(0x01DC01DCu, packed >> 6, packed);
+      out[0] = (low << 4) & kPairMask;
+      out[1] = low & kPairMask;
+      out[2] = (high << 4) & kPairMask;
+      out[3] = high & kPairMask;
     }
   }
 

@@ -94,9 +94,12 @@ TEST_P(OnBackend, GemvScalarMatchesTheReference) {
 
 TEST_P(OnBackend, GemvMmaMatchesTheReference) {
   for (DType t : {DType::fp16, DType::bf16}) {
+    // A pipeline stage is 2 steps of 128 k; the row's last stage holds 1
+    // (K = 128, 1152, 1408) or both (K = 256, 1024 below).
     run_and_check(backend(), spec(1, 64, 128, 16, t, true), Route::gemv_mma);
-    run_and_check(backend(), spec(8, 40, 1152, 16, t), Route::gemv_mma);  // partial last tile, 9 steps
+    run_and_check(backend(), spec(8, 40, 1152, 16, t), Route::gemv_mma);  // partial last tile
     run_and_check(backend(), spec(5, 3, 256, 16, t, true), Route::gemv_mma);
+    run_and_check(backend(), spec(4, 20, 1408, 16, t), Route::gemv_mma);
   }
   // Enough tiles that one warp owns each, and K steps enough for the cp.async
   // pipeline's steady state (copies issued while earlier steps compute).
