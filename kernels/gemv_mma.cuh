@@ -101,13 +101,18 @@ struct GemvMma {
   // What one lane copies of a stage. The warp copies cooperatively: lane l
   // takes 16-byte chunk l % 8 of rows l / 8, 4 + l / 8, 8 + l / 8 and
   // 12 + l / 8 (so each copy instruction moves four whole 128-byte rows), and
-  // scale bytes 4(l % 4) to 4(l % 4) + 3 of rows l / 4 and 8 + l / 4 (one
-  // request per row per instruction). A row past N copies row N - 1 instead:
+  // the 16 scale bytes of row l, lanes 0 to 15, when each row's scales of a
+  // stage are 16-byte aligned (K % 256 == 0 and an aligned weight_scale):
+  // a copy that skips the L1, where 4-byte copies would allocate lines that
+  // evict the activations. Otherwise scale bytes 4(l % 4) to 4(l % 4) + 3 of
+  // rows l / 4 and 8 + l / 4. Either way one request per row per stage. A
+  // row past N copies row N - 1 instead:
   // a row of the mma's A only ever meets its own output, which is not
   // stored, so this costs no test per copy and no zeroing.
   struct CopyCursor {
     const uint8_t* codes[4];  // the lane's chunk of each of its four rows, next stage
-    const uint8_t* scales[2];  // the lane's 4 scale bytes of each of its two rows, next stage
+    const uint8_t* scales[2];  // wide: row l's 16 bytes, [0] only; else the lane's 4 bytes of its two rows
+    bool wide;
   };
 
   // Where chunk c of stage row r sits: rows of 128 bytes, and in odd rows the
@@ -125,8 +130,10 @@ struct GemvMma {
     for (int i = 0; i < 4; ++i) {
       c.codes[i] = p.packed + row(4 * i + lane / 8) * (p.K / 2) + stage * kRowBytes + 16 * (lane % 8);
     }
+    c.wide = p.K % kStageK == 0 && reinterpret_cast<uintptr_t>(p.scales) % 16 == 0;
     for (int j = 0; j < 2; ++j) {
-      c.scales[j] = p.scales + row(8 * j + lane / 4) * (p.K / 16) + stage * kScaleRowBytes + 4 * (lane % 4);
+      c.scales[j] = c.wide ? p.scales + row(lane % 16) * (p.K / 16) + stage * kScaleRowBytes
+                           : p.scales + row(8 * j + lane / 4) * (p.K / 16) + stage * kScaleRowBytes + 4 * (lane % 4);
     }
     return c;
   }
@@ -140,7 +147,9 @@ struct GemvMma {
       uint8_t* dst = stage + chunk_offset(lane / 8, lane % 8);
       for (int i = 0; i < 4; ++i) ctx.cp_async16(dst + 4 * i * kRowBytes, c.codes[i]);
     }
-    if (NVFP4_PROBE(!half || lane % 4 < 2)) {
+    if (NVFP4_PROBE(c.wide)) {  // never a half stage: K % 256 == 0
+      if (NVFP4_PROBE(lane < 16)) ctx.cp_async16(stage + scale_offset(lane), c.scales[0]);
+    } else if (NVFP4_PROBE(!half || lane % 4 < 2)) {
       uint8_t* dst = stage + scale_offset(lane / 4) + 4 * (lane % 4);
       for (int j = 0; j < 2; ++j) ctx.cp_async4(dst + 8 * j * kScaleRowBytes, c.scales[j]);
     }
