@@ -69,6 +69,10 @@ Family decode() {
     for (int64_t M : {1, 8}) f.examples.push_back(make_case(f.name, M, 17, K, 16, DType::fp16, true, false, 1));
   }
   for (int64_t N : {1, 2, 3, 4, 5, 15, 16, 17}) f.examples.push_back(make_case(f.name, 3, N, 128, 16, DType::bf16, false, true, 2));
+  // Long rows, so that gemv_mma's warps (8 of them splitting K for so few
+  // rows) each run past the copies their pipeline issues before it starts:
+  // 32 and 32.5 stages of 256 k (the second ends on a half stage).
+  for (int64_t K : {8192, 8320}) f.examples.push_back(make_case(f.name, 2, 17, K, 16, DType::bf16, true, false, 4));
   // decode_sm_below_80: the scalar GEMV runs anywhere. In exact mode the
   // cross-route check then also forces gemv_mma on the real device.
   Caps sm75;
