@@ -53,16 +53,17 @@ NVH_HD NVH_INLINE void decode_e2m1x2(uint8_t byte, float out[2]) {
 }
 
 // Eight E2M1 codes to four packed pairs of 16-bit floats by shifts and masks
-// alone, no table lookups (the tensor-core GEMV is bound by its instruction
-// count, above all by the integer/logic pipe where prmt and lop3 run). Pair i
+// alone, no table lookups (the tensor-core GEMV is bound by the SM's
+// instruction throughput, the integer/logic pipe where prmt and lop3 run the
+// busiest). Pair i
 // holds code i in its low half and code i + 4 in its high half (the two are
 // 16 bits apart in the word, so one shift places both), each as
 // e2m1 * 2^-bias: the code's three magnitude bits become the float's two
 // lowest exponent bits and its top mantissa bit, and its sign the float's
 // sign. Exponent field 0 makes code 1 (0.5) a subnormal of the same scale.
 //
-// A float's sign sits kSignOffset bits above the magnitude's lowest bit (6 in
-// fp16, 9 in bf16), a code's only 3. So each word is first respread into two
+// A float's sign sits 6 (fp16) or 9 (bf16) bits above where the magnitude's
+// lowest bit goes, a code's only 3. So each word is first respread into two
 // words, each holding four of the codes with their signs moved to that
 // offset (one select of two shifted copies of the word: a single lop3); then
 // each pair is at most one shift and one mask of its respread word. That is
@@ -86,6 +87,8 @@ struct SpreadDecode {
   // 2^119 (448 * 2^119 < 2^128, the largest that fits) and the sum 2^7.
   static constexpr int kScaleExp = kFp16 ? 0 : 119;
   static constexpr int kSumExp = kFp16 ? 14 : 7;
+
+  NVH_HD static constexpr float pow2(int e) { return e == 0 ? 1.0f : 2.0f * pow2(e - 1); }
 
   NVH_HD static void pairs(uint32_t packed, uint32_t out[4]) {
     if constexpr (kFp16) {
@@ -122,7 +125,7 @@ struct SpreadDecode {
       out[0] = nvh::byte_perm(both, 0u, 0x1010u);
       out[1] = nvh::byte_perm(both, 0u, 0x3232u);
     } else {
-      constexpr float kScale = 0x1p119f;
+      constexpr float kScale = pow2(kScaleExp);
       const float s0 = nvh::mul_rn(nvh::half_bits_to_float(h.x, nvh::HalfKind::fp16), kScale);
       const float s1 = nvh::mul_rn(nvh::half_bits_to_float(h.y, nvh::HalfKind::fp16), kScale);
       out[0] = nvh::pack_half2_rn(s0, s0, kKind);
@@ -132,7 +135,7 @@ struct SpreadDecode {
 
   // The factor that turns the fp32 sum of pairs() * scale_pairs() products
   // into the sum of e2m1 * e4m3 products.
-  NVH_HD static constexpr float sum_restore() { return kFp16 ? 16384.0f : 128.0f; }
+  NVH_HD static constexpr float sum_restore() { return pow2(kSumExp); }
 };
 
 // The dequant contract's scale: float(e4m3) * weight_scale_2, rounded to fp32

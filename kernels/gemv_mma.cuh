@@ -27,15 +27,16 @@
 //
 // Weights and their scales stream in through shared memory with cp.async,
 // kStages stages ahead, so many bytes are in flight per warp without holding
-// registers. The copy is shaped for the L2, which bounds this kernel: on
-// the H200 the L2's tag lookups ran at 79 % of their peak while DRAM ran at
-// 45 %, one lookup per 32-byte sector filled from DRAM plus one per request
-// from an SM. So every copy instruction asks for whole 128-byte rows (four
-// sectors per request), the warp copying cooperatively and lanes then
-// reading what others copied (a warp barrier between). A stage is therefore
-// two 128-k steps, a half stage when K % 256 == 128. (The scales are copied
-// 4 bytes per lane, 8 rows per instruction, so they need only be 4-byte
-// aligned, as dispatch.cc asks.)
+// registers. The copy is shaped for the L2, which bounded this kernel when
+// each lane copied its own bytes: on the H200 the L2's tag lookups ran at
+// 79 % of their peak while DRAM ran at 45 %, one lookup per 32-byte sector
+// filled from DRAM plus one per request from an SM (PERF.md). So every copy
+// instruction asks for whole 128-byte rows (four sectors per request), the
+// warp copying cooperatively and lanes then reading what others copied (a
+// warp barrier between). A stage is therefore two 128-k steps, a half stage
+// when K % 256 == 128. The scales come 16 bytes per row, past the L1, when
+// that is aligned; else 4 bytes per lane, 8 rows per instruction, so they
+// need only be 4-byte aligned, as dispatch.cc asks.
 #pragma once
 
 #include <cstdint>
@@ -106,9 +107,9 @@ struct GemvMma {
   // a copy that skips the L1, where 4-byte copies would allocate lines that
   // evict the activations. Otherwise scale bytes 4(l % 4) to 4(l % 4) + 3 of
   // rows l / 4 and 8 + l / 4. Either way one request per row per stage. A
-  // row past N copies row N - 1 instead:
-  // a row of the mma's A only ever meets its own output, which is not
-  // stored, so this costs no test per copy and no zeroing.
+  // row past N copies row N - 1 instead: a row of the mma's A only ever
+  // meets its own output, which is not stored, so this costs no test per
+  // copy and no zeroing.
   struct CopyCursor {
     const uint8_t* codes[4];  // the lane's chunk of each of its four rows, next stage
     const uint8_t* scales[2];  // wide: row l's 16 bytes, [0] only; else the lane's 4 bytes of its two rows
