@@ -155,6 +155,14 @@ struct U32x4 {
   uint32_t x, y, z, w;
 };
 
+// The host side of every load below: the bytes at p as a T, alignment or not.
+template <class T>
+inline T host_load(const void* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
 NVH_HD NVH_INLINE uint8_t load_u8(const uint8_t* p) {
 #if defined(__CUDA_ARCH__)
   return __ldg(p);
@@ -167,9 +175,7 @@ NVH_HD NVH_INLINE uint32_t load_u32(const void* p) {
 #if defined(__CUDA_ARCH__)
   return __ldg(static_cast<const unsigned int*>(p));
 #else
-  uint32_t v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
+  return host_load<uint32_t>(p);
 #endif
 }
 
@@ -178,9 +184,7 @@ NVH_HD NVH_INLINE U32x2 load_u32x2(const void* p) {
   const uint2 v = __ldg(static_cast<const uint2*>(p));
   return {v.x, v.y};
 #else
-  U32x2 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
+  return host_load<U32x2>(p);
 #endif
 }
 
@@ -189,9 +193,7 @@ NVH_HD NVH_INLINE U32x4 load_u32x4(const void* p) {
   const uint4 v = __ldg(static_cast<const uint4*>(p));
   return {v.x, v.y, v.z, v.w};
 #else
-  U32x4 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
+  return host_load<U32x4>(p);
 #endif
 }
 
@@ -207,9 +209,7 @@ NVH_HD NVH_INLINE uint32_t load_generic_u32(const void* p) {
 #if defined(__CUDA_ARCH__)
   return *static_cast<const uint32_t*>(p);
 #else
-  uint32_t v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
+  return host_load<uint32_t>(p);
 #endif
 }
 
@@ -220,9 +220,7 @@ NVH_HD NVH_INLINE U32x4 load_generic_u32x4(const void* p) {
   const uint4 v = *static_cast<const uint4*>(p);
   return {v.x, v.y, v.z, v.w};
 #else
-  U32x4 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
+  return host_load<U32x4>(p);
 #endif
 }
 
