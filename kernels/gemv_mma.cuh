@@ -52,15 +52,19 @@ namespace nvfp4 {
 struct GemvMma {
   static constexpr uint32_t kWarps = 8;
   static constexpr uint32_t kMaxBlockThreads = kWarps * 32;
-  // Three blocks (24 warps) per multiprocessor: registers capped near 85,
-  // 3 x 72 KB of pipeline fits the 228 KB of shared memory.
+  // Three blocks (24 warps) per multiprocessor: registers capped near 85.
   static constexpr int kMinBlocksPerSM = 3;
   // One mma_step: 128 k, 32 codes of each of a lane's two rows.
   static constexpr int64_t kStepK = 128;
   // One pipeline stage: two steps, so a row's codes in a stage are one whole
   // 128-byte line, copied by one L2 request (see the header comment).
   static constexpr int64_t kStageK = 2 * kStepK;
-  static constexpr int kStages = 4;
+  // Two stages per warp: one being read while the next lands. With 24
+  // warps that is still 110 KB in flight per multiprocessor, several times
+  // what the H200's DRAM latency asks for; deeper pipelines (3 and 4 stages
+  // measured in the same run) were slower, most at M = 8, because the shared
+  // memory they take shrinks the L1 that serves the activations (PERF.md).
+  static constexpr int kStages = 2;
   static constexpr uint32_t kRowBytes = kStageK / 2;         // 128: a row's codes in a stage
   static constexpr uint32_t kScaleRowBytes = kStageK / 16;  // 16: a row's scales in a stage
   static constexpr uint32_t kCodeBytes = 16 * kRowBytes;
