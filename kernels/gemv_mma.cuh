@@ -37,6 +37,14 @@
 // when K % 256 == 128. The scales come 16 bytes per row, past the L1, when
 // that is aligned; else 4 bytes per lane, 8 rows per instruction, so they
 // need only be 4-byte aligned, as dispatch.cc asks.
+//
+// The activations are read by every warp of every block, 16 bytes per lane
+// per word. When all of A fits beside the pipeline (M * (2K + 64) bytes,
+// kMaxPrePairedBytes) the block copies it into shared memory once, already
+// re-paired, so a step's reads need no prmt and hit each bank once. Else they
+// come through the L1, re-paired per use; with 2 pipeline stages the L1 is
+// large enough for most of A, but at M = 8 its misses and half-used sectors
+// made the GEMV 19 % slower than at M = 1 (PERF.md).
 #pragma once
 
 #include <cstdint>
@@ -71,8 +79,19 @@ struct GemvMma {
   static constexpr uint32_t kStageBytes = kCodeBytes + 16 * kScaleRowBytes;  // 2304 per warp
   static constexpr uint32_t kPipelineBytes = kWarps * kStages * kStageBytes;
 
+  // A copied into shared memory, pre-paired, when it takes at most this many
+  // bytes: three blocks of 8 x 2 x 2304 bytes of pipeline and this still fit
+  // the H200's 228 KB per multiprocessor (1 KB per block is the driver's).
+  static constexpr int64_t kMaxPrePairedBytes = 36 * 1024;
+  // Row m of the pre-paired copy starts 2K + 64 bytes after row m - 1: the
+  // 64 bytes move odd rows onto the other half of the banks (see
+  // activations_at).
+  NVH_HD static int64_t prepaired_row_bytes(int64_t K) { return 2 * K + 64; }
+  static bool activations_fit(int64_t M, int64_t K) { return M * prepaired_row_bytes(K) <= kMaxPrePairedBytes; }
+
   struct Params : GemvOperands {
-    uint32_t split;  // warps sharing one tile's K: 1, 2, 4 or 8
+    uint32_t split;    // warps sharing one tile's K: 1, 2, 4 or 8
+    bool prepaired;    // A read from the block's pre-paired copy (activations_fit)
   };
 
   // Stages of a row: K / 256, plus a half stage (one step) when K % 256 == 128.
@@ -91,7 +110,9 @@ struct GemvMma {
     nvh::LaunchShape s;
     s.block = {kMaxBlockThreads, 1, 1};
     s.grid = {static_cast<uint32_t>((tiles + tiles_per_block - 1) / tiles_per_block), 1, 1};
-    s.shared_bytes = kPipelineBytes;  // split-K parts park their sums in their own stages
+    // The pipeline first (split-K parts park their sums in their own
+    // stages), then the pre-paired activations.
+    s.shared_bytes = kPipelineBytes + (p.prepaired ? static_cast<uint32_t>(p.M * prepaired_row_bytes(p.K)) : 0u);
     s.uses_collectives = true;
     return s;
   }
@@ -181,23 +202,55 @@ struct GemvMma {
     for (int i = 0; i < 4; ++i) pairs[i] = nvh::mul_half2<kKind>(pairs[i], scales[q / 2]);
   }
 
-  // The activations that meet word q's pairs: 8 consecutive values a0..a7
-  // (one 16-byte load) re-paired as the weights are, (a0, a4), (a1, a5),
-  // (a2, a6), (a3, a7).
-  NVH_HD static void activation_pairs(const uint16_t* act, int q, uint32_t out[4]) {
-    const nvh::U32x4 v = nvh::load_u32x4(act + 8 * q);
+  // 8 consecutive activations a0..a7 re-paired as the weights are, (a0, a4),
+  // (a1, a5), (a2, a6), (a3, a7).
+  NVH_HD static void pair_activations(const nvh::U32x4& v, uint32_t out[4]) {
     out[0] = nvh::byte_perm(v.x, v.z, 0x5410u);
     out[1] = nvh::byte_perm(v.x, v.z, 0x7632u);
     out[2] = nvh::byte_perm(v.y, v.w, 0x5410u);
     out[3] = nvh::byte_perm(v.y, v.w, 0x7632u);
   }
 
+  // Copies A into shared memory as mma_step reads it: in row m (at
+  // m * prepaired_row_bytes), step s, the 16 bytes at 256 s + 64 q + 16 t hold
+  // activations 128 s + 32 t + 8 q to + 7, paired. The global reads are
+  // coalesced; the block's threads take consecutive 16-byte chunks of a row.
+  template <class Ctx>
+  NVH_HD static void prepair_activations(Ctx& ctx, const Params& p, uint8_t* prepaired) {
+    const int chunks_per_row = static_cast<int>(p.K / 8);
+    for (int m = 0; m < static_cast<int>(p.M); ++m) {
+      uint8_t* row = prepaired + m * prepaired_row_bytes(p.K);
+      for (int j = static_cast<int>(ctx.thread_idx().x); NVFP4_PROBE(j < chunks_per_row); j += kMaxBlockThreads) {
+        uint32_t pairs[4];
+        pair_activations(nvh::load_u32x4(p.A + m * p.K + 8 * j), pairs);
+        const int step = j / 16, t = (j / 4) % 4, q = j % 4;
+        nvh::store_u32x4(row + 256 * step + 64 * q + 16 * t, {pairs[0], pairs[1], pairs[2], pairs[3]});
+      }
+    }
+  }
+
+  // The activations that meet word q's pairs, from `at`, the lane's first
+  // 16 bytes of the step: the pre-paired copy (words 64 bytes apart; the 8
+  // lanes of a quarter-warp read two rows, 64 bytes each, one 2K + 64 bytes
+  // after the other, so all 32 banks once) or A itself (words 16 bytes
+  // apart), re-paired here.
+  template <bool kPrePaired>
+  NVH_HD static void activation_pairs(const uint8_t* at, int q, uint32_t out[4]) {
+    if constexpr (kPrePaired) {
+      const nvh::U32x4 v = nvh::load_generic_u32x4(at + 64 * q);
+      out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+    } else {
+      pair_activations(nvh::load_u32x4(at + 16 * q), out);
+    }
+  }
+
   // One step: word q of rows n0 + g and n0 + g + 8 feeds mmas 2q and 2q + 1,
   // decoded just before them so few registers hold weights at a time.
   // `act`: this lane's 32 activations of the step (row g of A, or row
-  // M - 1 for g >= M, whose B columns feed outputs that are never stored).
-  template <nvh::HalfKind kKind, class Ctx>
-  NVH_HD static void mma_step(Ctx& ctx, const RowStep& lo, const RowStep& hi, const uint16_t* act, float d[4]) {
+  // M - 1 for g >= M, whose B columns feed outputs that are never stored),
+  // as activation_pairs reads them.
+  template <nvh::HalfKind kKind, bool kPrePaired, class Ctx>
+  NVH_HD static void mma_step(Ctx& ctx, const RowStep& lo, const RowStep& hi, const uint8_t* act, float d[4]) {
     uint32_t scales_lo[2], scales_hi[2];
     SpreadDecode<kKind>::scale_pairs(lo.scales, scales_lo);
     SpreadDecode<kKind>::scale_pairs(hi.scales, scales_hi);
@@ -205,7 +258,7 @@ struct GemvMma {
       uint32_t w_lo[4], w_hi[4], b_pairs[4];
       weight_pairs<kKind>(lo, scales_lo, q, w_lo);
       weight_pairs<kKind>(hi, scales_hi, q, w_hi);
-      activation_pairs(act, q, b_pairs);
+      activation_pairs<kPrePaired>(act, q, b_pairs);
       for (int h = 0; h < 2; ++h) {
         const uint32_t a[4] = {w_lo[2 * h], w_hi[2 * h], w_lo[2 * h + 1], w_hi[2 * h + 1]};
         const uint32_t b[2] = {b_pairs[2 * h], b_pairs[2 * h + 1]};
@@ -214,7 +267,7 @@ struct GemvMma {
     }
   }
 
-  template <nvh::HalfKind kKind, class Ctx>
+  template <nvh::HalfKind kKind, bool kPrePaired, class Ctx>
   NVH_HD static void run(Ctx& ctx, const Params& p) {
     const uint32_t tiles_per_block = kWarps / p.split;
     const int64_t tile = int64_t{ctx.block_idx().x} * tiles_per_block + ctx.warp() / p.split;
@@ -224,27 +277,35 @@ struct GemvMma {
     const int g = static_cast<int>(lane / 4), t = static_cast<int>(lane % 4);
     // This warp's stages; after the loop, where a split-K part parks its sums.
     uint8_t* warp_stages = ctx.template shared_mem<uint8_t>() + ctx.warp() * kStages * kStageBytes;
+    uint8_t* prepaired = ctx.template shared_mem<uint8_t>() + kPipelineBytes;
     float d[4] = {0.f, 0.f, 0.f, 0.f};
+    const bool has_work = n0 < p.N && part < stages;
+    // Loop state in 32 bits (K / 256 < 2^31 whenever a row of B, K / 2
+    // bytes, fits in memory); stage slots rotate without a division.
+    const int last = static_cast<int>(stages) - 1, split = static_cast<int>(p.split);
+    const int half_stage = steps % 2 == 1 ? last : -1;  // a half stage can only be the row's last
+    const auto slot = [warp_stages](int i) { return warp_stages + i * kStageBytes; };
+    const auto following = [](int i) { return i == kStages - 1 ? 0 : i + 1; };
+    CopyCursor copy = first_copy(p, n0, part, lane);
+    int next = static_cast<int>(part), fill = 0;  // the next stage to copy, and its slot
 
-    if (NVFP4_PROBE(n0 < p.N && part < stages)) {
-      // Loop state in 32 bits (K / 256 < 2^31 whenever a row of B, K / 2
-      // bytes, fits in memory); stage slots rotate without a division.
-      const int last = static_cast<int>(stages) - 1, split = static_cast<int>(p.split);
-      const int half_stage = steps % 2 == 1 ? last : -1;  // a half stage can only be the row's last
-      const auto slot = [warp_stages](int i) { return warp_stages + i * kStageBytes; };
-      const auto following = [](int i) { return i == kStages - 1 ? 0 : i + 1; };
-      CopyCursor copy = first_copy(p, n0, part, lane);
-      // This lane's activations (row g of A, B's column g) from the warp's
-      // first stage on. Lanes past M read row M - 1 (the same addresses as
-      // its own lanes, so no extra traffic) into outputs that are not
-      // stored: no zeroing and no test per load, measured 2-3 % faster on
-      // the H200 than skipping them.
-      const uint16_t* act = p.A + (g < p.M ? g : p.M - 1) * p.K + part * kStageK + 32 * t;
-      int next = static_cast<int>(part), fill = 0;  // the next stage to copy, and its slot
-      for (int s = 0; s < kStages - 1; ++s, next += split, fill = following(fill)) {
-        if (NVFP4_PROBE(next <= last)) issue_stage(ctx, p, copy, slot(fill), next == half_stage, lane);
-        ctx.cp_async_commit();  // empty groups too, so the wait count below stays uniform
-      }
+    // The first weights are on their way while the block pre-pairs A.
+    for (int s = 0; s < kStages - 1; ++s, next += split, fill = following(fill)) {
+      if (NVFP4_PROBE(has_work && next <= last)) issue_stage(ctx, p, copy, slot(fill), next == half_stage, lane);
+      ctx.cp_async_commit();  // empty groups too, so the wait count below stays uniform
+    }
+    if constexpr (kPrePaired) {
+      prepair_activations(ctx, p, prepaired);
+      ctx.sync_threads();
+    }
+    if (NVFP4_PROBE(has_work)) {
+      // Lanes past M read row M - 1 (the same addresses as its own lanes, so
+      // no extra traffic) into outputs that are not stored: no zeroing and no
+      // test per load, measured 2-3 % faster on the H200 than skipping them.
+      const int64_t act_row = g < p.M ? g : p.M - 1;
+      const uint8_t* act =
+          kPrePaired ? prepaired + act_row * prepaired_row_bytes(p.K) + part * 2 * kStageK + 16 * t
+                     : reinterpret_cast<const uint8_t*>(p.A + act_row * p.K + part * kStageK + 32 * t);
       for (int stage = static_cast<int>(part), read = 0; NVFP4_PROBE(stage <= last);
            stage += split, read = following(read)) {
         if (NVFP4_PROBE(next <= last)) issue_stage(ctx, p, copy, slot(fill), next == half_stage, lane);
@@ -253,14 +314,14 @@ struct GemvMma {
         fill = following(fill);
         ctx.template cp_async_wait<kStages - 1>();  // this lane's copies of `stage` have landed
         ctx.sync_warp();                              // and so have the other lanes'
-        const uint16_t* step_act = act;
+        const uint8_t* step_act = act;
         for (int w = 0; w < 2; ++w) {
           if (NVFP4_PROBE(w == 1 && stage == half_stage)) break;
-          mma_step<kKind>(ctx, row_from_stage(slot(read), g, w, t), row_from_stage(slot(read), g + 8, w, t),
-                          step_act, d);
-          step_act += kStepK;
+          mma_step<kKind, kPrePaired>(ctx, row_from_stage(slot(read), g, w, t),
+                                      row_from_stage(slot(read), g + 8, w, t), step_act, d);
+          step_act += 2 * kStepK;  // 256 bytes a step, in A and in the pre-paired copy alike
         }
-        act += p.split * kStageK;
+        act += p.split * 2 * kStageK;
         ctx.sync_warp();  // every lane is done with this slot before the next issue refills it
       }
     }
@@ -289,12 +350,21 @@ struct GemvMma {
     }
   }
 
+  template <nvh::HalfKind kKind, class Ctx>
+  NVH_HD static void run_kind(Ctx& ctx, const Params& p) {
+    if (NVFP4_PROBE(p.prepaired)) {
+      run<kKind, true>(ctx, p);
+    } else {
+      run<kKind, false>(ctx, p);
+    }
+  }
+
   template <class Ctx>
   NVH_HD static void body(Ctx& ctx, const Params& p) {
     if (NVFP4_PROBE(p.kind == nvh::HalfKind::fp16)) {
-      run<nvh::HalfKind::fp16>(ctx, p);
+      run_kind<nvh::HalfKind::fp16>(ctx, p);
     } else {
-      run<nvh::HalfKind::bf16>(ctx, p);
+      run_kind<nvh::HalfKind::bf16>(ctx, p);
     }
   }
 };

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/backend_fixture.h"
+#include "kernels/gemv_mma.cuh"
 #include "properties/matmul_case.h"
 
 namespace nvfp4 {
@@ -104,6 +105,20 @@ TEST_P(OnBackend, GemvMmaMatchesTheReference) {
   // Enough tiles that one warp owns each, and K steps enough for the cp.async
   // pipeline's steady state (copies issued while earlier steps compute).
   run_and_check(backend(), spec(2, 2048, 1024, 16, DType::bf16, true), Route::gemv_mma);
+}
+
+// gemv_mma reads A from a pre-paired copy in shared memory when all of it
+// fits (every case above), else through the L1: both sides of the limit,
+// whole and half last stages, both kinds.
+TEST_P(OnBackend, GemvMmaReadsActivationsPrePairedOrFromA) {
+  ASSERT_TRUE(GemvMma::activations_fit(8, 2176));   // 8 * (2 * 2176 + 64) = 35328 bytes
+  ASSERT_FALSE(GemvMma::activations_fit(8, 2304));  // 37376 bytes
+  ASSERT_FALSE(GemvMma::activations_fit(3, 6272));
+  for (DType t : {DType::fp16, DType::bf16}) {
+    run_and_check(backend(), spec(8, 24, 2176, 16, t, true), Route::gemv_mma);  // pre-paired, half last stage
+    run_and_check(backend(), spec(8, 24, 2304, 16, t), Route::gemv_mma);        // from A
+    run_and_check(backend(), spec(3, 40, 6272, 16, t, true), Route::gemv_mma);  // from A, half last stage
+  }
 }
 
 // In exact mode every route lands on the rounded exact sum, hence on the same bits.
