@@ -85,7 +85,7 @@ struct GemvMma {
   static constexpr int64_t kMaxPrePairedBytes = 36 * 1024;
   // Row m of the pre-paired copy starts 2K + 64 bytes after row m - 1: the
   // 64 bytes move odd rows onto the other half of the banks (see
-  // activations_at).
+  // activation_pairs).
   NVH_HD static int64_t prepaired_row_bytes(int64_t K) { return 2 * K + 64; }
   static bool activations_fit(int64_t M, int64_t K) { return M * prepaired_row_bytes(K) <= kMaxPrePairedBytes; }
 
@@ -213,18 +213,26 @@ struct GemvMma {
 
   // Copies A into shared memory as mma_step reads it: in row m (at
   // m * prepaired_row_bytes), step s, the 16 bytes at 256 s + 64 q + 16 t hold
-  // activations 128 s + 32 t + 8 q to + 7, paired. The global reads are
-  // coalesced; the block's threads take consecutive 16-byte chunks of a row.
+  // activations 128 s + 32 t + 8 q to + 7, paired. The block's threads take
+  // consecutive 16-byte chunks of a row (coalesced reads), each thread the
+  // same chunk of every row at once, so its M reads wait out one L2 latency
+  // together rather than one after another.
   template <class Ctx>
   NVH_HD static void prepair_activations(Ctx& ctx, const Params& p, uint8_t* prepaired) {
-    const int chunks_per_row = static_cast<int>(p.K / 8);
-    for (int m = 0; m < static_cast<int>(p.M); ++m) {
-      uint8_t* row = prepaired + m * prepaired_row_bytes(p.K);
-      for (int j = static_cast<int>(ctx.thread_idx().x); NVFP4_PROBE(j < chunks_per_row); j += kMaxBlockThreads) {
+    const int chunks_per_row = static_cast<int>(p.K / 8), rows = static_cast<int>(p.M);
+    const int64_t row_bytes = prepaired_row_bytes(p.K);
+    for (int j = static_cast<int>(ctx.thread_idx().x); NVFP4_PROBE(j < chunks_per_row); j += kMaxBlockThreads) {
+      nvh::U32x4 v[8];  // M <= 8
+      for (int m = 0; m < 8; ++m) {
+        if (m < rows) v[m] = nvh::load_u32x4(p.A + m * p.K + 8 * j);
+      }
+      const int step = j / 16, t = (j / 4) % 4, q = j % 4;
+      uint8_t* at = prepaired + 256 * step + 64 * q + 16 * t;
+      for (int m = 0; m < 8; ++m) {
+        if (m >= rows) break;
         uint32_t pairs[4];
-        pair_activations(nvh::load_u32x4(p.A + m * p.K + 8 * j), pairs);
-        const int step = j / 16, t = (j / 4) % 4, q = j % 4;
-        nvh::store_u32x4(row + 256 * step + 64 * q + 16 * t, {pairs[0], pairs[1], pairs[2], pairs[3]});
+        pair_activations(v[m], pairs);
+        nvh::store_u32x4(at + m * row_bytes, {pairs[0], pairs[1], pairs[2], pairs[3]});
       }
     }
   }
