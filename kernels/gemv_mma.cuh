@@ -127,19 +127,24 @@ struct GemvMma {
   // What one lane copies of a stage. The warp copies cooperatively: lane l
   // takes 16-byte chunk l % 8 of rows l / 8, 4 + l / 8, 8 + l / 8 and
   // 12 + l / 8 (so each copy instruction moves four whole 128-byte rows), and
-  // the 16 scale bytes of row l, lanes 0 to 15, when each row's scales of a
-  // stage are 16-byte aligned (K % 256 == 0 and an aligned weight_scale):
-  // a copy that skips the L1, where 4-byte copies would allocate lines that
-  // evict the activations. Otherwise scale bytes 4(l % 4) to 4(l % 4) + 3 of
-  // rows l / 4 and 8 + l / 4. Either way one request per row per stage. A
-  // row past N copies row N - 1 instead: a row of the mma's A only ever
-  // meets its own output, which is not stored, so this costs no test per
-  // copy and no zeroing.
+  // with wide scales (wide_scales: each row's scales of a stage 16-byte
+  // aligned) the 16 scale bytes of row l, lanes 0 to 15: a copy that skips
+  // the L1, where 4-byte copies would allocate lines that evict other data.
+  // Otherwise scale bytes 4(l % 4) to 4(l % 4) + 3 of rows l / 4 and
+  // 8 + l / 4. Either way one request per row per stage. A row past N copies
+  // row N - 1 instead: a row of the mma's A only ever meets its own output,
+  // which is not stored, so this costs no test per copy and no zeroing.
+  template <bool kWide>
   struct CopyCursor {
-    const uint8_t* codes[4];  // the lane's chunk of each of its four rows, next stage
-    const uint8_t* scales[2];  // wide: row l's 16 bytes, [0] only; else the lane's 4 bytes of its two rows
-    bool wide;
+    const uint8_t* codes[4];             // the lane's chunk of each of its four rows, next stage
+    const uint8_t* scales[kWide ? 1 : 2];  // wide: row l's 16 bytes; else the lane's 4 bytes of its two rows
   };
+
+  // Whether a row's scales of a stage are whole, 16-byte aligned chunks:
+  // K % 256 == 0 (so no half stage either) and weight_scale 16-byte aligned.
+  NVH_HD static bool wide_scales(const Params& p) {
+    return p.K % kStageK == 0 && reinterpret_cast<uintptr_t>(p.scales) % 16 == 0;
+  }
 
   // Where chunk c of stage row r sits: rows of 128 bytes, and in odd rows the
   // two halves swapped, so the 8 lanes of a quarter-warp that read rows g and
@@ -150,37 +155,42 @@ struct GemvMma {
   }
   NVH_HD static uint32_t scale_offset(uint32_t row) { return kCodeBytes + row * kScaleRowBytes; }
 
-  NVH_HD static CopyCursor first_copy(const Params& p, int64_t n0, int64_t stage, uint32_t lane) {
-    CopyCursor c{};
+  template <bool kWide>
+  NVH_HD static CopyCursor<kWide> first_copy(const Params& p, int64_t n0, int64_t stage, uint32_t lane) {
+    CopyCursor<kWide> c{};
     const auto row = [&p, n0](int64_t r) { return n0 + r < p.N ? n0 + r : p.N - 1; };
     for (int i = 0; i < 4; ++i) {
       c.codes[i] = p.packed + row(4 * i + lane / 8) * (p.K / 2) + stage * kRowBytes + 16 * (lane % 8);
     }
-    c.wide = p.K % kStageK == 0 && reinterpret_cast<uintptr_t>(p.scales) % 16 == 0;
-    for (int j = 0; j < 2; ++j) {
-      c.scales[j] = c.wide ? p.scales + row(lane % 16) * (p.K / 16) + stage * kScaleRowBytes
-                           : p.scales + row(8 * j + lane / 4) * (p.K / 16) + stage * kScaleRowBytes + 4 * (lane % 4);
+    if constexpr (kWide) {
+      c.scales[0] = p.scales + row(lane % 16) * (p.K / 16) + stage * kScaleRowBytes;
+    } else {
+      for (int j = 0; j < 2; ++j) {
+        c.scales[j] = p.scales + row(8 * j + lane / 4) * (p.K / 16) + stage * kScaleRowBytes + 4 * (lane % 4);
+      }
     }
     return c;
   }
 
   // Starts copying the cursor's stage into `stage` (only its first step when
   // `half`: the row's last 128 k), then moves the cursor `split` stages on.
-  template <class Ctx>
-  NVH_HD static void issue_stage(Ctx& ctx, const Params& p, CopyCursor& c, uint8_t* stage, bool half,
+  // With wide scales there is no half stage, and the copies are one run of
+  // instructions, the scale copy predicated, not branched around.
+  template <bool kWide, class Ctx>
+  NVH_HD static void issue_stage(Ctx& ctx, const Params& p, CopyCursor<kWide>& c, uint8_t* stage, bool half,
                                  uint32_t lane) {
-    if (NVFP4_PROBE(!half || lane % 8 < 4)) {
+    if (NVFP4_PROBE(kWide || !half || lane % 8 < 4)) {
       uint8_t* dst = stage + chunk_offset(lane / 8, lane % 8);
       for (int i = 0; i < 4; ++i) ctx.cp_async16(dst + 4 * i * kRowBytes, c.codes[i]);
     }
-    if (NVFP4_PROBE(c.wide)) {  // never a half stage: K % 256 == 0
+    if constexpr (kWide) {
       if (NVFP4_PROBE(lane < 16)) ctx.cp_async16(stage + scale_offset(lane), c.scales[0]);
     } else if (NVFP4_PROBE(!half || lane % 4 < 2)) {
       uint8_t* dst = stage + scale_offset(lane / 4) + 4 * (lane % 4);
       for (int j = 0; j < 2; ++j) ctx.cp_async4(dst + 8 * j * kScaleRowBytes, c.scales[j]);
     }
-    for (int i = 0; i < 4; ++i) c.codes[i] += p.split * kRowBytes;
-    for (int j = 0; j < 2; ++j) c.scales[j] += p.split * kScaleRowBytes;
+    for (auto& code : c.codes) code += p.split * kRowBytes;
+    for (auto& scale : c.scales) scale += p.split * kScaleRowBytes;
   }
 
   // Lane (g, t)'s share of step w of a stage for one of its rows: chunk
@@ -275,7 +285,7 @@ struct GemvMma {
     }
   }
 
-  template <nvh::HalfKind kKind, bool kPrePaired, class Ctx>
+  template <nvh::HalfKind kKind, bool kPrePaired, bool kWide, class Ctx>
   NVH_HD static void run(Ctx& ctx, const Params& p) {
     const uint32_t tiles_per_block = kWarps / p.split;
     const int64_t tile = int64_t{ctx.block_idx().x} * tiles_per_block + ctx.warp() / p.split;
@@ -291,15 +301,15 @@ struct GemvMma {
     // Loop state in 32 bits (K / 256 < 2^31 whenever a row of B, K / 2
     // bytes, fits in memory); stage slots rotate without a division.
     const int last = static_cast<int>(stages) - 1, split = static_cast<int>(p.split);
-    const int half_stage = steps % 2 == 1 ? last : -1;  // a half stage can only be the row's last
+    const int half_stage = !kWide && steps % 2 == 1 ? last : -1;  // a half stage can only be the row's last
     const auto slot = [warp_stages](int i) { return warp_stages + i * kStageBytes; };
-    const auto following = [](int i) { return i == kStages - 1 ? 0 : i + 1; };
-    CopyCursor copy = first_copy(p, n0, part, lane);
+    const auto following = [](int i) { return kStages == 2 ? i ^ 1 : i == kStages - 1 ? 0 : i + 1; };
+    CopyCursor<kWide> copy = first_copy<kWide>(p, n0, part, lane);
     int next = static_cast<int>(part), fill = 0;  // the next stage to copy, and its slot
 
     // The first weights are on their way while the block pre-pairs A.
     for (int s = 0; s < kStages - 1; ++s, next += split, fill = following(fill)) {
-      if (NVFP4_PROBE(has_work && next <= last)) issue_stage(ctx, p, copy, slot(fill), next == half_stage, lane);
+      if (NVFP4_PROBE(has_work && next <= last)) issue_stage(ctx, p, copy, slot(fill), !kWide && next == half_stage, lane);
       ctx.cp_async_commit();  // empty groups too, so the wait count below stays uniform
     }
     if constexpr (kPrePaired) {
@@ -316,7 +326,7 @@ struct GemvMma {
                      : reinterpret_cast<const uint8_t*>(p.A + act_row * p.K + part * kStageK + 32 * t);
       for (int stage = static_cast<int>(part), read = 0; NVFP4_PROBE(stage <= last);
            stage += split, read = following(read)) {
-        if (NVFP4_PROBE(next <= last)) issue_stage(ctx, p, copy, slot(fill), next == half_stage, lane);
+        if (NVFP4_PROBE(next <= last)) issue_stage(ctx, p, copy, slot(fill), !kWide && next == half_stage, lane);
         ctx.cp_async_commit();
         next += split;
         fill = following(fill);
@@ -324,7 +334,7 @@ struct GemvMma {
         ctx.sync_warp();                              // and so have the other lanes'
         const uint8_t* step_act = act;
         for (int w = 0; w < 2; ++w) {
-          if (NVFP4_PROBE(w == 1 && stage == half_stage)) break;
+          if (NVFP4_PROBE(!kWide && w == 1 && stage == half_stage)) break;
           mma_step<kKind, kPrePaired>(ctx, row_from_stage(slot(read), g, w, t),
                                       row_from_stage(slot(read), g + 8, w, t), step_act, d);
           step_act += 2 * kStepK;  // 256 bytes a step, in A and in the pre-paired copy alike
@@ -358,12 +368,21 @@ struct GemvMma {
     }
   }
 
+  template <nvh::HalfKind kKind, bool kPrePaired, class Ctx>
+  NVH_HD static void run_scales(Ctx& ctx, const Params& p) {
+    if (NVFP4_PROBE(wide_scales(p))) {
+      run<kKind, kPrePaired, true>(ctx, p);
+    } else {
+      run<kKind, kPrePaired, false>(ctx, p);
+    }
+  }
+
   template <nvh::HalfKind kKind, class Ctx>
   NVH_HD static void run_kind(Ctx& ctx, const Params& p) {
     if (NVFP4_PROBE(p.prepaired)) {
-      run<kKind, true>(ctx, p);
+      run_scales<kKind, true>(ctx, p);
     } else {
-      run<kKind, false>(ctx, p);
+      run_scales<kKind, false>(ctx, p);
     }
   }
 
