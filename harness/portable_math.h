@@ -205,6 +205,14 @@ NVH_HD NVH_INLINE void store_u32(void* p, uint32_t v) {
 #endif
 }
 
+NVH_HD NVH_INLINE uint16_t load_generic_u16(const void* p) {
+#if defined(__CUDA_ARCH__)
+  return *static_cast<const uint16_t*>(p);
+#else
+  return host_load<uint16_t>(p);
+#endif
+}
+
 NVH_HD NVH_INLINE uint32_t load_generic_u32(const void* p) {
 #if defined(__CUDA_ARCH__)
   return *static_cast<const uint32_t*>(p);

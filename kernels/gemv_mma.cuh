@@ -197,8 +197,9 @@ struct GemvMma {
   // 4w + t of the row (codes 32(4w + t) on) and the scales of its two blocks.
   NVH_HD static RowStep row_from_stage(const uint8_t* stage, uint32_t row, int w, int t) {
     const nvh::U32x4 v = nvh::load_generic_u32x4(stage + chunk_offset(row, 4 * w + t));
-    const uint32_t scales = nvh::load_generic_u32(stage + scale_offset(row) + 8 * w + 4 * (t / 2));
-    return RowStep{{v.x, v.y, v.z, v.w}, static_cast<uint16_t>(scales >> (16 * (t % 2)))};
+    // The two scale bytes on their own (no shift to pick them out of a word).
+    const uint16_t scales = nvh::load_generic_u16(stage + scale_offset(row) + 8 * w + 2 * t);
+    return RowStep{{v.x, v.y, v.z, v.w}, scales};
   }
 
   // Word q of a row's step (codes 8q..8q+7, all under scale block q / 2) as
