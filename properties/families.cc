@@ -73,6 +73,11 @@ Family decode() {
   // rows) each run past the copies their pipeline issues before it starts:
   // 32 and 32.5 stages of 256 k (the second ends on a half stage).
   for (int64_t K : {8192, 8320}) f.examples.push_back(make_case(f.name, 2, 17, K, 16, DType::bf16, true, false, 4));
+  // A too large for gemv_mma to pre-pair in shared memory (M * (2K + 64) >
+  // 36 KB), so it reads A through the L1: whole last stage with 16-byte
+  // scale copies, and a half last stage with 4-byte ones.
+  f.examples.push_back(make_case(f.name, 8, 17, 2304, 16, DType::bf16, true, false, 5));
+  f.examples.push_back(make_case(f.name, 3, 17, 6272, 16, DType::fp16, false, false, 5));
   // decode_sm_below_80: the scalar GEMV runs anywhere. In exact mode the
   // cross-route check then also forces gemv_mma on the real device.
   Caps sm75;
