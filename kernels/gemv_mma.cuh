@@ -308,9 +308,11 @@ struct GemvMma {
     CopyCursor<kWide> copy = first_copy<kWide>(p, n0, part, lane);
     int next = static_cast<int>(part), fill = 0;  // the next stage to copy, and its slot
 
-    // The first weights are on their way while the block pre-pairs A.
+    // The first weights are on their way while the block pre-pairs A (when it does).
     for (int s = 0; s < kStages - 1; ++s, next += split, fill = following(fill)) {
-      if (NVFP4_PROBE(has_work && next <= last)) issue_stage(ctx, p, copy, slot(fill), !kWide && next == half_stage, lane);
+      if (NVFP4_PROBE(has_work && next <= last)) {
+        issue_stage(ctx, p, copy, slot(fill), !kWide && next == half_stage, lane);
+      }
       ctx.cp_async_commit();  // empty groups too, so the wait count below stays uniform
     }
     if constexpr (kPrePaired) {
