@@ -90,6 +90,8 @@ TEST_P(OnBackend, GemvScalarMatchesTheReference) {
     run_and_check(backend(), spec(3, 66, 160, 16, t), Route::gemv_scalar);        // rows2
     run_and_check(backend(), spec(8, 7, 32, 16, t, true), Route::gemv_scalar);    // rows1
     run_and_check(backend(), spec(5, 1, 416, 16, t), Route::gemv_scalar);         // N = 1
+    // 130 scale blocks: lanes 0 and 1 take five, the others four.
+    run_and_check(backend(), spec(3, 8, 2080, 16, t, true), Route::gemv_scalar);
   }
 }
 
