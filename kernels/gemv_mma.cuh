@@ -68,10 +68,10 @@ struct GemvMma {
   // 128-byte line, copied by one L2 request (see the header comment).
   static constexpr int64_t kStageK = 2 * kStepK;
   // Two stages per warp: one being read while the next lands. With 24
-  // warps that is still 110 KB in flight per multiprocessor, several times
-  // what the H200's DRAM latency asks for; deeper pipelines (3 and 4 stages
-  // measured in the same run) were slower, most at M = 8, because the shared
-  // memory they take shrinks the L1 that serves the activations (PERF.md).
+  // warps that still keeps about 55 KB in flight per multiprocessor; deeper
+  // pipelines (3 and 4 stages, measured in the same run) were slower, most
+  // at M = 8, because the shared memory they took shrank the L1 that then
+  // served the activations (PERF.md).
   static constexpr int kStages = 2;
   static constexpr uint32_t kRowBytes = kStageK / 2;         // 128: a row's codes in a stage
   static constexpr uint32_t kScaleRowBytes = kStageK / 16;  // 16: a row's scales in a stage
