@@ -87,11 +87,11 @@ struct GemvMma {
   // 64 bytes move odd rows onto the other half of the banks (see
   // activation_pairs).
   NVH_HD static int64_t prepaired_row_bytes(int64_t K) { return 2 * K + 64; }
-  static bool activations_fit(int64_t M, int64_t K) { return M * prepaired_row_bytes(K) <= kMaxPrePairedBytes; }
+  NVH_HD static int64_t prepaired_bytes(int64_t M, int64_t K) { return M * prepaired_row_bytes(K); }
+  NVH_HD static bool activations_fit(int64_t M, int64_t K) { return prepaired_bytes(M, K) <= kMaxPrePairedBytes; }
 
   struct Params : GemvOperands {
-    uint32_t split;    // warps sharing one tile's K: 1, 2, 4 or 8
-    bool prepaired;    // A read from the block's pre-paired copy (activations_fit)
+    uint32_t split;  // warps sharing one tile's K: 1, 2, 4 or 8
   };
 
   // Stages of a row: K / 256, plus a half stage (one step) when K % 256 == 128.
@@ -112,7 +112,8 @@ struct GemvMma {
     s.grid = {static_cast<uint32_t>((tiles + tiles_per_block - 1) / tiles_per_block), 1, 1};
     // The pipeline first (split-K parts park their sums in their own
     // stages), then the pre-paired activations.
-    s.shared_bytes = kPipelineBytes + (p.prepaired ? static_cast<uint32_t>(p.M * prepaired_row_bytes(p.K)) : 0u);
+    const int64_t prepaired = activations_fit(p.M, p.K) ? prepaired_bytes(p.M, p.K) : 0;
+    s.shared_bytes = kPipelineBytes + static_cast<uint32_t>(prepaired);
     s.uses_collectives = true;
     return s;
   }
@@ -382,7 +383,7 @@ struct GemvMma {
 
   template <nvh::HalfKind kKind, class Ctx>
   NVH_HD static void run_kind(Ctx& ctx, const Params& p) {
-    if (NVFP4_PROBE(p.prepaired)) {
+    if (NVFP4_PROBE(activations_fit(p.M, p.K))) {
       run_scales<kKind, true>(ctx, p);
     } else {
       run_scales<kKind, false>(ctx, p);

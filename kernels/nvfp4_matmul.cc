@@ -121,8 +121,7 @@ int64_t target_warps(const nvh::Backend& backend) {
 }
 
 void run_gemv_mma(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) {
-  const GemvMma::Params params{gemv_operands(a, p), GemvMma::split_for(p.N, p.K, target_warps(backend)),
-                               GemvMma::activations_fit(p.M, p.K)};
+  const GemvMma::Params params{gemv_operands(a, p), GemvMma::split_for(p.N, p.K, target_warps(backend))};
   nvh::launch<GemvMma>(backend, GemvMma::shape(params), params);
 }
 

@@ -72,7 +72,7 @@ struct PrefillScalar {
     const float low_scale = dequant_scale(b.low_scale, global_scale);
     uint16_t* out = p.scratch + b.row * static_cast<Index>(p.K) + b.k;
     const uint16_t low = nvh::round_to_half_bits(nvh::mul_rn(values[0], low_scale), kKind);
-    if (kPaired) {
+    if constexpr (kPaired) {
       const uint16_t high = nvh::round_to_half_bits(nvh::mul_rn(values[1], low_scale), kKind);
       nvh::store_u32(out, uint32_t{low} | (uint32_t{high} << 16));
       return;
