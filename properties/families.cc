@@ -134,6 +134,10 @@ Family k_tail() {
   Family f{"k_tail", "K % 8 != 0, including K < 8 and K < block_size: the scalar dequant's tail", {}, rc::gen::just(CaseSpec{}), {}};  // random is set below
   for (int64_t K : {1, 2, 7, 9, 15, 17, 33, 127}) f.examples.push_back(make_case(f.name, 9, 5, K, 16, DType::fp16, true, false, 1));
   f.examples.push_back(make_case(f.name, 2, 5, 13, 64, DType::bf16, false, true, 2));
+  // More packed bytes (1100 x 1025) than prefill_scalar's capped grid has
+  // threads on the H200 (132 x 32 blocks of 256) or the host executor
+  // (8 x 32 blocks): each thread's trips then load their second byte too.
+  f.examples.push_back(make_case(f.name, 9, 1100, 2049, 16, DType::bf16, true, false, 3));
   f.random = cases(f.name, [](const std::vector<int64_t>& d) { return make_case("", d[0], d[1], 8 * d[2] + d[3], d[4], DType::fp16, false, false, 1); },
                    dims({in(1, 40), in(1, 48), in(0, 40), in(1, 7), one_of({2, 4, 8, 16, 32, 64})}));
   f.targets = {{{Route::prefill_scalar}, 1.0}};
