@@ -40,15 +40,42 @@ struct GemvScalar {
   }
 };
 
-template <int kRows>
+// kMaxM: the largest M this instantiation serves (1, 2, 4 or 8). The
+// accumulators are sized by it, so small M leaves registers for more warps
+// per multiprocessor; the loop still stops at p.M.
+template <int kRows, int kMaxM>
 struct GemvScalarRows {
+  static_assert(kMaxM >= 1 && kMaxM <= GemvScalar::kMaxM, "kMaxM within the route's M");
   using Params = GemvScalar::Params;
   static constexpr uint32_t kMaxBlockThreads = GemvScalar::kWarpsPerBlock * 32;
+  // Eight blocks (32 warps) per multiprocessor at M <= 2: registers capped
+  // at 64, which these instantiations fit without spilling; on the H200,
+  // 1-2 % faster than uncapped (70 registers, 7 blocks) on the lm_head and
+  // 5120x25600. Larger M needs its registers (100-116 at rows 4).
+  static constexpr int kMinBlocksPerSM = kMaxM <= 2 ? 8 : 4;
 
-  // Eight weights of row n from its scale block b: e2m1 * e4m3, exact.
-  NVH_HD static void load_weights(const Params& p, int64_t n, int64_t b, int part, float w[8]) {
-    decode_e2m1x8(nvh::load_u32(p.packed + n * (p.K / 2) + b * 8 + part * 4), w);
-    const float scale = nvh::e4m3_to_float(nvh::load_u8(p.scales + n * (p.K / 16) + b));
+  // A lane's raw share of one scale block of each of its warp's rows: two
+  // words of 8 codes and the E4M3 scale byte, as loaded, not yet decoded.
+  struct RawBlock {
+    uint32_t codes[kRows][2];
+    uint8_t scale[kRows];
+  };
+
+  NVH_HD static RawBlock load_raw(const Params& p, int64_t n0, int64_t b) {
+    RawBlock raw;
+    for (int r = 0; r < kRows; ++r) {
+      const uint8_t* codes = p.packed + (n0 + r) * (p.K / 2) + b * 8;
+      raw.codes[r][0] = nvh::load_u32(codes);
+      raw.codes[r][1] = nvh::load_u32(codes + 4);
+      raw.scale[r] = nvh::load_u8(p.scales + (n0 + r) * (p.K / 16) + b);
+    }
+    return raw;
+  }
+
+  // Eight weights of row r from half `part` of its raw block: e2m1 * e4m3, exact.
+  NVH_HD static void decode_weights(const RawBlock& raw, int r, int part, float w[8]) {
+    decode_e2m1x8(raw.codes[r][part], w);
+    const float scale = nvh::e4m3_to_float(raw.scale[r]);
     for (int j = 0; j < 8; ++j) w[j] = nvh::mul_rn(w[j], scale);
   }
 
@@ -69,31 +96,65 @@ struct GemvScalarRows {
     return v;
   }
 
-  template <nvh::HalfKind kKind, class Ctx>
-  NVH_HD static void run(Ctx& ctx, const Params& p) {
-    const int64_t warp = int64_t{ctx.block_idx().x} * GemvScalar::kWarpsPerBlock + ctx.warp();
-    const int64_t n0 = warp * kRows;
-    if (NVFP4_PROBE(n0 >= p.N)) return;  // the whole warp leaves together
-    const int64_t lane = ctx.lane();
-
-    float acc[GemvScalar::kMaxM][kRows] = {};
-    for (int64_t b = lane; NVFP4_PROBE(b < p.K / 16); b += 32) {
-      for (int part = 0; part < 2; ++part) {
+  // One scale block into the accumulators. Each accumulator takes its eight
+  // products of a half block in order j = 0..7, so which of the two loop
+  // orders below runs changes no rounding; it only decides what stays in
+  // registers: the weights of every row (kRows x 8 floats) or the
+  // activations of every row of A (kMaxM x 8), whichever is fewer.
+  template <nvh::HalfKind kKind>
+  NVH_HD static void accumulate_block(const Params& p, const RawBlock& raw, int64_t b, float (&acc)[kMaxM][kRows]) {
+    for (int part = 0; part < 2; ++part) {
+      const int64_t k = b * 16 + part * 8;
+      if constexpr (kMaxM < kRows) {
+        float a[kMaxM][8];
+        for (int m = 0; m < kMaxM; ++m) {
+          if (NVFP4_PROBE(m >= p.M)) break;
+          load_activations<kKind>(p, m, k, a[m]);
+        }
+        for (int r = 0; r < kRows; ++r) {
+          float w[8];
+          decode_weights(raw, r, part, w);
+          for (int m = 0; m < kMaxM; ++m) {
+            if (m >= p.M) break;  // the same bound as the loads above (one probe there)
+            for (int j = 0; j < 8; ++j) acc[m][r] = nvh::fma_rn(a[m][j], w[j], acc[m][r]);
+          }
+        }
+      } else {
         float w[kRows][8];
-        for (int r = 0; r < kRows; ++r) load_weights(p, n0 + r, b, part, w[r]);
-        for (int m = 0; m < GemvScalar::kMaxM; ++m) {
+        for (int r = 0; r < kRows; ++r) decode_weights(raw, r, part, w[r]);
+        for (int m = 0; m < kMaxM; ++m) {
           if (NVFP4_PROBE(m >= p.M)) break;
           float a[8];
-          load_activations<kKind>(p, m, b * 16 + part * 8, a);
+          load_activations<kKind>(p, m, k, a);
           for (int r = 0; r < kRows; ++r) {
             for (int j = 0; j < 8; ++j) acc[m][r] = nvh::fma_rn(a[j], w[r][j], acc[m][r]);
           }
         }
       }
     }
+  }
+
+  template <nvh::HalfKind kKind, class Ctx>
+  NVH_HD static void run(Ctx& ctx, const Params& p) {
+    const int64_t warp = int64_t{ctx.block_idx().x} * GemvScalar::kWarpsPerBlock + ctx.warp();
+    const int64_t n0 = warp * kRows;
+    if (NVFP4_PROBE(n0 >= p.N)) return;  // the whole warp leaves together
+    const int64_t lane = ctx.lane(), blocks = p.K / 16;
+
+    float acc[kMaxM][kRows] = {};
+    // Lane l takes scale blocks l, l + 32, ...; the next block's loads are
+    // issued before this one is decoded, so a warp has memory in flight
+    // while it computes. Lanes past the row's last block (K < 512) load nothing.
+    RawBlock next{};
+    if (NVFP4_PROBE(lane < blocks)) next = load_raw(p, n0, lane);
+    for (int64_t b = lane; NVFP4_PROBE(b < blocks); b += 32) {
+      const RawBlock raw = next;
+      if (NVFP4_PROBE(b + 32 < blocks)) next = load_raw(p, n0, b + 32);
+      accumulate_block<kKind>(p, raw, b, acc);
+    }
 
     const float global_scale = *p.global_scale;
-    for (int m = 0; m < GemvScalar::kMaxM; ++m) {
+    for (int m = 0; m < kMaxM; ++m) {
       if (NVFP4_PROBE(m >= p.M)) break;
       for (int r = 0; r < kRows; ++r) {
         const float sum = warp_sum(ctx, acc[m][r]);

@@ -12,8 +12,9 @@
 
 namespace nvh {
 
-#define NVFP4_INSTANTIATE(Kernel) \
-  template void launch_on_cuda<Kernel>(Backend&, const LaunchShape&, const Kernel::Params&)
+// Variadic: a kernel's template arguments may hold commas.
+#define NVFP4_INSTANTIATE(...) \
+  template void launch_on_cuda<__VA_ARGS__>(Backend&, const LaunchShape&, const __VA_ARGS__::Params&)
 
 NVFP4_INSTANTIATE(nvfp4::EmptyFill);
 NVFP4_INSTANTIATE(nvfp4::PrefillScalarOn<uint32_t>);
@@ -22,9 +23,18 @@ NVFP4_INSTANTIATE(nvfp4::DequantChunk<8>);
 NVFP4_INSTANTIATE(nvfp4::DequantChunk<16>);
 NVFP4_INSTANTIATE(nvfp4::DequantChunk<32>);
 NVFP4_INSTANTIATE(nvfp4::BiasRound);
-NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<1>);
-NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<2>);
-NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<1, 1>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<1, 2>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<1, 4>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<1, 8>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<2, 1>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<2, 2>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<2, 4>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<2, 8>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4, 1>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4, 2>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4, 4>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4, 8>);
 NVFP4_INSTANTIATE(nvfp4::GemvMma);
 NVFP4_INSTANTIATE(nvfp4::ActAmaxPartial);
 NVFP4_INSTANTIATE(nvfp4::ActGlobalScale);

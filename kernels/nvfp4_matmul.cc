@@ -104,12 +104,28 @@ GemvOperands gemv_operands(const MatmulArgs& a, const Problem& p) {
                       half_kind(p.dtype)};
 }
 
+// gemv_scalar with accumulators for the smallest of 1, 2, 4, 8 rows of A
+// that holds M (fewer registers, more warps in flight at small M).
+template <int kRows>
+void run_gemv_scalar_rows(nvh::Backend& backend, const GemvScalar::Params& params) {
+  const nvh::LaunchShape shape = GemvScalar::shape(params, kRows);
+  if (params.M <= 1) {
+    nvh::launch<GemvScalarRows<kRows, 1>>(backend, shape, params);
+  } else if (params.M <= 2) {
+    nvh::launch<GemvScalarRows<kRows, 2>>(backend, shape, params);
+  } else if (params.M <= 4) {
+    nvh::launch<GemvScalarRows<kRows, 4>>(backend, shape, params);
+  } else {
+    nvh::launch<GemvScalarRows<kRows, 8>>(backend, shape, params);
+  }
+}
+
 void run_gemv_scalar(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) {
   const GemvScalar::Params params = gemv_operands(a, p);
   switch (gemv_scalar_rows_per_warp(p.N)) {
-    case 4: nvh::launch<GemvScalarRows<4>>(backend, GemvScalar::shape(params, 4), params); break;
-    case 2: nvh::launch<GemvScalarRows<2>>(backend, GemvScalar::shape(params, 2), params); break;
-    default: nvh::launch<GemvScalarRows<1>>(backend, GemvScalar::shape(params, 1), params); break;
+    case 4: run_gemv_scalar_rows<4>(backend, params); break;
+    case 2: run_gemv_scalar_rows<2>(backend, params); break;
+    default: run_gemv_scalar_rows<1>(backend, params); break;
   }
 }
 

@@ -86,7 +86,12 @@ TEST_P(OnBackend, EmptyProblemsWriteBiasOrZero) {
 
 TEST_P(OnBackend, GemvScalarMatchesTheReference) {
   for (DType t : {DType::fp16, DType::bf16}) {
-    run_and_check(backend(), spec(1, 64, 96, 16, t, true), Route::gemv_scalar);   // rows4
+    // Rows per warp, then the M its accumulators are sized for (1, 2, 4, 8):
+    // below rows per warp the activations stay in registers, at or above
+    // it the weights. K = 96: 6 scale blocks, so lanes 6..31 load nothing.
+    run_and_check(backend(), spec(1, 64, 96, 16, t, true), Route::gemv_scalar);   // rows4, M 1
+    run_and_check(backend(), spec(2, 64, 1056, 16, t), Route::gemv_scalar);       // rows4, M 2
+    run_and_check(backend(), spec(4, 12, 544, 16, t, true), Route::gemv_scalar);  // rows4, M 4
     run_and_check(backend(), spec(3, 66, 160, 16, t), Route::gemv_scalar);        // rows2
     run_and_check(backend(), spec(8, 7, 32, 16, t, true), Route::gemv_scalar);    // rows1
     run_and_check(backend(), spec(5, 1, 416, 16, t), Route::gemv_scalar);         // N = 1
