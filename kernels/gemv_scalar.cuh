@@ -48,11 +48,10 @@ struct GemvScalarRows {
   static_assert(kMaxM >= 1 && kMaxM <= GemvScalar::kMaxM, "kMaxM within the route's M");
   using Params = GemvScalar::Params;
   static constexpr uint32_t kMaxBlockThreads = GemvScalar::kWarpsPerBlock * 32;
-  // Eight blocks (32 warps) per multiprocessor at M <= 2: registers capped
-  // at 64, which these instantiations fit without spilling; on the H200,
-  // 1-2 % faster than uncapped (70 registers, 7 blocks) on the lm_head and
-  // 5120x25600. Larger M needs its registers (100-116 at rows 4).
-  static constexpr int kMinBlocksPerSM = kMaxM <= 2 ? 8 : 4;
+  // Blocks per multiprocessor by kMaxM (1, 2, 4, 8 -> 7, 6, 5, 4): the
+  // register caps (72, 80, 96, 128) that rows-4 instantiations fit without
+  // spilling (ptxas -v); the smaller M, the more warps keep loads in flight.
+  static constexpr int kMinBlocksPerSM = kMaxM == 1 ? 7 : kMaxM == 2 ? 6 : kMaxM == 4 ? 5 : 4;
 
   // A lane's raw share of one scale block of each of its warp's rows: two
   // words of 8 codes and the E4M3 scale byte, as loaded, not yet decoded.
@@ -103,6 +102,11 @@ struct GemvScalarRows {
   // activations of every row of A (kMaxM x 8), whichever is fewer.
   template <nvh::HalfKind kKind>
   NVH_HD static void accumulate_block(const Params& p, const RawBlock& raw, int64_t b, float (&acc)[kMaxM][kRows]) {
+    // Unrolled on the GPU: `part` indexes the raw block's registers, which a
+    // rolled loop would put in local memory.
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
     for (int part = 0; part < 2; ++part) {
       const int64_t k = b * 16 + part * 8;
       if constexpr (kMaxM < kRows) {
