@@ -110,16 +110,19 @@ struct GemvScalarRows {
     for (int part = 0; part < 2; ++part) {
       const int64_t k = b * 16 + part * 8;
       if constexpr (kMaxM < kRows) {
+        // kMaxM is 1 or 2 here and the launcher gives each its own M, so
+        // the bound never stops these loops early; it is kept as the guard
+        // against reading past A (no probe: it has no other outcome to reach).
         float a[kMaxM][8];
         for (int m = 0; m < kMaxM; ++m) {
-          if (NVFP4_PROBE(m >= p.M)) break;
+          if (m >= p.M) break;
           load_activations<kKind>(p, m, k, a[m]);
         }
         for (int r = 0; r < kRows; ++r) {
           float w[8];
           decode_weights(raw, r, part, w);
           for (int m = 0; m < kMaxM; ++m) {
-            if (m >= p.M) break;  // the same bound as the loads above (one probe there)
+            if (m >= p.M) break;
             for (int j = 0; j < 8; ++j) acc[m][r] = nvh::fma_rn(a[m][j], w[j], acc[m][r]);
           }
         }

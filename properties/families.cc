@@ -78,6 +78,10 @@ Family decode() {
   // scale copies, and a half last stage with 4-byte ones.
   f.examples.push_back(make_case(f.name, 8, 17, 2304, 16, DType::bf16, true, false, 5));
   f.examples.push_back(make_case(f.name, 3, 17, 6272, 16, DType::fp16, false, false, 5));
+  // gemv_scalar rows longer than 32 scale blocks (K > 512, K % 128 != 0),
+  // so each lane takes several and loads the next while it computes one.
+  f.examples.push_back(make_case(f.name, 2, 20, 2080, 16, DType::bf16, true, false, 6));
+  f.examples.push_back(make_case(f.name, 5, 17, 1056, 16, DType::fp16, false, false, 6));
   // decode_sm_below_80: the scalar GEMV runs anywhere. In exact mode the
   // cross-route check then also forces gemv_mma on the real device.
   Caps sm75;
