@@ -205,6 +205,8 @@ NVH_HD NVH_INLINE void store_u32(void* p, uint32_t v) {
 #endif
 }
 
+// 2 and 16 bytes from shared memory (or any generic pointer; not through the
+// read-only cache, which only global memory has).
 NVH_HD NVH_INLINE uint16_t load_generic_u16(const void* p) {
 #if defined(__CUDA_ARCH__)
   return *static_cast<const uint16_t*>(p);
@@ -213,16 +215,6 @@ NVH_HD NVH_INLINE uint16_t load_generic_u16(const void* p) {
 #endif
 }
 
-NVH_HD NVH_INLINE uint32_t load_generic_u32(const void* p) {
-#if defined(__CUDA_ARCH__)
-  return *static_cast<const uint32_t*>(p);
-#else
-  return host_load<uint32_t>(p);
-#endif
-}
-
-// 16 bytes from shared memory (or any generic pointer; not through the
-// read-only cache, which only global memory has).
 NVH_HD NVH_INLINE U32x4 load_generic_u32x4(const void* p) {
 #if defined(__CUDA_ARCH__)
   const uint4 v = *static_cast<const uint4*>(p);
