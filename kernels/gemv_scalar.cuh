@@ -71,10 +71,9 @@ struct GemvScalarRows {
     return raw;
   }
 
-  // Eight weights of row r from half `part` of its raw block: e2m1 * e4m3, exact.
-  NVH_HD static void decode_weights(const RawBlock& raw, int r, int part, float w[8]) {
-    decode_e2m1x8(raw.codes[r][part], w);
-    const float scale = nvh::e4m3_to_float(raw.scale[r]);
+  // Eight weights from a word of 8 codes and their block's scale: e2m1 * e4m3, exact.
+  NVH_HD static void decode_weights(uint32_t codes, float scale, float w[8]) {
+    decode_e2m1x8(codes, w);
     for (int j = 0; j < 8; ++j) w[j] = nvh::mul_rn(w[j], scale);
   }
 
@@ -102,6 +101,8 @@ struct GemvScalarRows {
   // activations of every row of A (kMaxM x 8), whichever is fewer.
   template <nvh::HalfKind kKind>
   NVH_HD static void accumulate_block(const Params& p, const RawBlock& raw, int64_t b, float (&acc)[kMaxM][kRows]) {
+    float scale[kRows];  // each row's block scale, decoded once for both halves
+    for (int r = 0; r < kRows; ++r) scale[r] = nvh::e4m3_to_float(raw.scale[r]);
     // Unrolled on the GPU: `part` indexes the raw block's registers, which a
     // rolled loop would put in local memory.
 #if defined(__CUDA_ARCH__)
@@ -120,7 +121,7 @@ struct GemvScalarRows {
         }
         for (int r = 0; r < kRows; ++r) {
           float w[8];
-          decode_weights(raw, r, part, w);
+          decode_weights(raw.codes[r][part], scale[r], w);
           for (int m = 0; m < kMaxM; ++m) {
             if (m >= p.M) break;
             for (int j = 0; j < 8; ++j) acc[m][r] = nvh::fma_rn(a[m][j], w[j], acc[m][r]);
@@ -128,7 +129,7 @@ struct GemvScalarRows {
         }
       } else {
         float w[kRows][8];
-        for (int r = 0; r < kRows; ++r) decode_weights(raw, r, part, w[r]);
+        for (int r = 0; r < kRows; ++r) decode_weights(raw.codes[r][part], scale[r], w[r]);
         for (int m = 0; m < kMaxM; ++m) {
           if (NVFP4_PROBE(m >= p.M)) break;
           float a[8];
