@@ -70,7 +70,7 @@ TEST(Dequant, OverflowNaNScaleAndSubnormalOutputs) {
   const uint8_t packed = 0x07, big = 0x7E, nan = 0x7F, tiny = 0x01;
   EXPECT_EQ(dequantize(&packed, &big, 1000.0f, 1, 1, 1, Half::fp16)[0],
             0x7C00);                                                           // 6*448*1000 > 65504
-  EXPECT_EQ(dequantize(&packed, &nan, 1.0f, 1, 1, 1, Half::fp16)[0], 0x7E00);  // NaN scale: NaN
+  EXPECT_EQ(dequantize(&packed, &nan, 1.0f, 1, 1, 1, Half::fp16)[0], 0x7FFF);  // NaN scale: NaN
   // 6 * 2^-9 * 2^-16 = 3 * 2^-24: three fp16 subnormal ulps.
   EXPECT_EQ(dequantize(&packed, &tiny, 0x1p-16f, 1, 1, 1, Half::fp16)[0], 0x0003);
   // 3 * 2^-9 * 2^-16 = 1.5 ulps: a subnormal tie, to the even 2 ulps.

@@ -13,13 +13,16 @@ namespace {
 struct HalfLayout {
   detail::MiniFormat format;
   uint16_t inf_bits;       // exponent field all ones, mantissa 0; also the exponent mask
-  uint16_t canonical_nan;  // quiet NaN, sign 0
+  uint16_t canonical_nan;  // the NaN every conversion writes (DESIGN.md, "Special values")
   double max_finite;
 };
 
 // fp16: 1-5-10, max 65504. bf16: 1-8-7 (the top half of a float), max (2 - 2^-7) * 2^127.
-constexpr HalfLayout kFp16{detail::kFp16Format, 0x7C00, 0x7E00, 65504.0};
-constexpr HalfLayout kBf16{detail::kBf16Format, 0x7F80, 0x7FC0, 0x1.FEp127};
+// NaN: 0x7FFF in both, all mantissa bits set, sign clear: what the GPU's conversions, HMUL2,
+// mma.sync and cuBLASLt write and what the CUDA headers' host conversions write (measured on
+// the H200), so a NaN output is one bit pattern on every route and in the reference.
+constexpr HalfLayout kFp16{detail::kFp16Format, 0x7C00, 0x7FFF, 65504.0};
+constexpr HalfLayout kBf16{detail::kBf16Format, 0x7F80, 0x7FFF, 0x1.FEp127};
 
 const HalfLayout& layout(const char* fn, Half kind) {
   detail::check_half(fn, kind);

@@ -12,8 +12,9 @@ enum class Half { fp16, bf16 };
 // "fp16" / "bf16".
 const char* half_name(Half kind);
 
-// RNE, subnormals included; overflow -> +-inf; NaN -> the canonical quiet NaN (fp16 0x7E00,
-// bf16 0x7FC0, sign dropped); the sign of zero is kept.
+// RNE, subnormals included; overflow -> +-inf; any NaN -> 0x7FFF (fp16 and bf16, sign dropped:
+// the NaN the GPU and the CUDA headers write, DESIGN.md "Special values"); the sign of zero is
+// kept.
 uint16_t round_to_half(double v, Half kind);
 
 // The same from a float. float -> double is exact, so this is still one rounding.

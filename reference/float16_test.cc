@@ -57,11 +57,16 @@ TEST(Float16, Fp16Overflow) {
   EXPECT_EQ(round_to_half(-kInf, Half::fp16), 0xFC00);
 }
 
-TEST(Float16, NaNBecomesTheCanonicalQuietNaN) {
-  EXPECT_EQ(round_to_half(kNaN, Half::fp16), 0x7E00);
-  EXPECT_EQ(round_to_half(-kNaN, Half::fp16), 0x7E00);
-  EXPECT_EQ(round_to_half(kNaN, Half::bf16), 0x7FC0);
-  EXPECT_EQ(round_float_to_half(-std::numeric_limits<float>::quiet_NaN(), Half::bf16), 0x7FC0);
+// Every NaN, whatever its sign and payload, becomes 0x7FFF: the NaN the GPU's conversions,
+// HMUL2, mma.sync and cuBLASLt write (DESIGN.md, "Special values").
+TEST(Float16, NaNBecomes7FFF) {
+  const float payloads[] = {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(),
+                            std::numeric_limits<float>::signaling_NaN(), std::nanf("0x1234")};
+  for (Half kind : {Half::fp16, Half::bf16}) {
+    EXPECT_EQ(round_to_half(kNaN, kind), 0x7FFF);
+    EXPECT_EQ(round_to_half(-kNaN, kind), 0x7FFF);
+    for (float nan : payloads) EXPECT_EQ(round_float_to_half(nan, kind), 0x7FFF);
+  }
 }
 
 TEST(Float16, Bf16ExactValuesTiesSubnormalsOverflow) {
