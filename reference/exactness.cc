@@ -11,7 +11,6 @@ namespace nvfp4::ref {
 
 namespace {
 
-constexpr int kFp32MinGridExp = -149;      // fp32 subnormal spacing
 constexpr double kUnitLimit = 16777216.0;  // 2^24
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -28,52 +27,96 @@ struct ElementVerdict {
   bool exact = true;
   double bits = 0;
   std::string why;
+  SumOutcome outcome = SumOutcome::exact;
 };
 
-// terms[k] = A[m,k]*W[n,k] for k < K, then the bias if there is one.
-std::string term_name(int64_t m, int64_t n, int64_t k, int64_t K) {
-  if (k == K) return "bias[" + std::to_string(n) + "]";
-  return detail::element_name("A", m, k) + "*" + detail::element_name("W", n, k);
+// What the non-finite terms make of the sum: NaN beats everything, then an infinity of one
+// sign; `finite_can_overflow` turns an infinity into "anything" (a finite overflow of the
+// other sign would make NaN in some orders).
+struct NonFinite {
+  bool nan = false, pos_inf = false, neg_inf = false;
+  bool any() const { return nan || pos_inf || neg_inf; }
+};
+
+SumOutcome outcome_for(const NonFinite& nf, bool exact_finite, bool finite_can_overflow) {
+  if (nf.nan || (nf.pos_inf && nf.neg_inf)) return SumOutcome::nan;
+  if (finite_can_overflow) return SumOutcome::overflow;
+  if (nf.pos_inf) return SumOutcome::pos_inf;
+  if (nf.neg_inf) return SumOutcome::neg_inf;
+  return exact_finite ? SumOutcome::exact : SumOutcome::rounded;
 }
 
-ElementVerdict judge_terms(const std::vector<double>& terms, int64_t m, int64_t n, int64_t K) {
+// Whether rounded fp32 partial sums of finite terms whose magnitudes add up to `magnitude`
+// might overflow: each of the `count` roundings grows a partial sum's magnitude by at most a
+// factor 1 + 2^-24, and exp(count * 2^-24) bounds their product.
+bool may_overflow(double magnitude, std::size_t count) {
+  return magnitude * std::exp(static_cast<double>(count) * 0x1p-24) > FLT_MAX;
+}
+
+// terms: A[m,k]*W[n,k] for every k, then the bias if there is one.
+ElementVerdict judge_terms(const std::vector<double>& terms, int64_t m, int64_t n) {
   const std::string element = detail::element_name("Y", m, n);
+  NonFinite nf;
   ElementVerdict v;
   int e = std::numeric_limits<int>::max();
-  for (std::size_t i = 0; i < terms.size(); ++i) {
-    const double t = terms[i];
-    if (!std::isfinite(t)) {
-      return {false, kInf,
-              element + ": term " + term_name(m, n, static_cast<int64_t>(i), K) + " = " +
-                  detail::float_text(t) + ": not finite"};
-    }
-    if (t != 0) e = std::min(e, lowest_bit_exponent(t));
-  }
-  if (e == std::numeric_limits<int>::max()) return v;  // all terms zero
-  if (e < kFp32MinGridExp) {
-    return {false, kInf,
-            element + ": term grid 2^" + std::to_string(e) + " is below the fp32 spacing 2^-149"};
-  }
-  double units = 0, magnitude = 0;
+  double magnitude = 0;
   for (double t : terms) {
+    if (std::isnan(t)) {
+      nf.nan = true;
+    } else if (std::isinf(t)) {
+      (t > 0 ? nf.pos_inf : nf.neg_inf) = true;
+    } else {
+      magnitude += std::fabs(t);
+      if (t != 0) e = std::min(e, lowest_bit_exponent(t));
+    }
+  }
+  const bool can_overflow = may_overflow(magnitude, terms.size());
+  if (e == std::numeric_limits<int>::max()) {  // every finite term is zero
+    v.outcome = outcome_for(nf, true, false);
+    return v;
+  }
+  if (e < kMinGridExp) {
+    v.exact = false;
+    v.bits = kInf;
+    v.why = element + ": term grid 2^" + std::to_string(e) + " is below 2^" + std::to_string(kMinGridExp) +
+            " (fp32's spacing 2^-149 times gemv_mma's 2^7)";
+  } else {
+    double units = 0;
     // Each addend is an integer. Past 2^53 the running sum may round, but rounding is
     // monotone, so the comparison with 2^24 below still gives the true answer.
-    units += std::ldexp(std::fabs(t), -e);
-    magnitude += std::fabs(t);
+    for (double t : terms) {
+      if (std::isfinite(t)) units += std::ldexp(std::fabs(t), -e);
+    }
+    v.bits = std::log2(units);
+    if (units >= kUnitLimit) {
+      v.exact = false;
+      v.why = element + ": sum of |terms| = " + detail::float_text(units) + " units of 2^" +
+              std::to_string(e) + " (" + detail::float_text(v.bits) + " bits) >= 2^24";
+    } else if (magnitude > FLT_MAX) {
+      v.exact = false;
+      v.why = element + ": sum of |terms| = " + detail::float_text(magnitude) + " overflows fp32";
+    }
   }
-  v.bits = std::log2(units);
-  if (units >= kUnitLimit) {
-    v.exact = false;
-    v.why = element + ": sum of |terms| = " + detail::float_text(units) + " units of 2^" +
-            std::to_string(e) + " (" + detail::float_text(v.bits) + " bits) >= 2^24";
-  } else if (magnitude > FLT_MAX) {
-    v.exact = false;
-    v.why = element + ": sum of |terms| = " + detail::float_text(magnitude) + " overflows fp32";
-  }
+  // An exact finite part never overflows (its sum of magnitudes is at most FLT_MAX).
+  v.outcome = outcome_for(nf, v.exact, !v.exact && can_overflow);
   return v;
 }
 
 }  // namespace
+
+const char* sum_outcome_name(SumOutcome o) {
+  switch (o) {
+    case SumOutcome::nan: return "nan";
+    case SumOutcome::pos_inf: return "+inf";
+    case SumOutcome::neg_inf: return "-inf";
+    case SumOutcome::exact: return "exact";
+    case SumOutcome::rounded: return "rounded";
+    case SumOutcome::overflow: return "overflow";
+  }
+  return "?";
+}
+
+bool outcome_is_determined(SumOutcome o) { return o != SumOutcome::rounded && o != SumOutcome::overflow; }
 
 ExactnessReport analyze_exactness(const uint16_t* A, const uint16_t* W, const uint16_t* bias,
                                   int64_t M, int64_t N, int64_t K, Half kind) {
@@ -89,17 +132,20 @@ ExactnessReport analyze_exactness(const uint16_t* A, const uint16_t* W, const ui
   detail::check_pointer(fn, "W", W, w_count);
 
   ExactnessReport report;
+  report.outcomes.reserve(static_cast<std::size_t>(M * N));
   bool have_worst = false;
   std::vector<double> terms;
   for (int64_t m = 0; m < M; ++m) {
     for (int64_t n = 0; n < N; ++n) {
       terms.clear();
-      // Each product of two fp16/bf16 values is exact in fp64, so these are the true terms.
+      // Each product of two fp16/bf16 values is exact in fp64 (inf * 0 is NaN, as in fp32),
+      // so these are the true terms.
       for (int64_t k = 0; k < K; ++k) {
         terms.push_back(half_to_double(A[m * K + k], kind) * half_to_double(W[n * K + k], kind));
       }
       if (bias != nullptr) terms.push_back(half_to_double(bias[n], kind));
-      const ElementVerdict v = judge_terms(terms, m, n, K);
+      const ElementVerdict v = judge_terms(terms, m, n);
+      report.outcomes.push_back(v.outcome);
       // A failure outranks any success; within the same verdict, more bits is worse.
       const bool worse = !have_worst || (!v.exact && report.exact) ||
                          (v.exact == report.exact && v.bits > report.worst_bits);

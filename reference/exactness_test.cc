@@ -104,7 +104,19 @@ TEST(Exactness, GridBelowTheFp32SpacingIsNotExact) {
   const ExactnessReport r = analyze_exactness(A.data(), W.data(), nullptr, 1, 1, 1, Half::bf16);
   EXPECT_FALSE(r.exact);
   EXPECT_EQ(r.worst_bits, std::numeric_limits<double>::infinity());
-  EXPECT_EQ(r.why, "Y[0,0]: term grid 2^-160 is below the fp32 spacing 2^-149");
+  EXPECT_EQ(r.why, "Y[0,0]: term grid 2^-160 is below 2^-142 (fp32's spacing 2^-149 times gemv_mma's 2^7)");
+}
+
+// The grid limit is 2^-142, not fp32's 2^-149: gemv_mma's bf16 fast path sums the products
+// up to 2^7 times smaller (DESIGN.md, "Special values").
+TEST(Exactness, TheGridLimitIsTwoToTheMinus142) {
+  const auto A = halves({std::ldexp(1.0, -100)}, Half::bf16);
+  for (int e : {-42, -43}) {
+    const auto W = halves({std::ldexp(1.0, e)}, Half::bf16);
+    const ExactnessReport r = analyze_exactness(A.data(), W.data(), nullptr, 1, 1, 1, Half::bf16);
+    EXPECT_EQ(r.exact, e == -42) << r.why;
+    EXPECT_EQ(r.outcomes, std::vector<SumOutcome>{e == -42 ? SumOutcome::exact : SumOutcome::rounded});
+  }
 }
 
 TEST(Exactness, OverflowingFp32IsNotExact) {
@@ -115,16 +127,63 @@ TEST(Exactness, OverflowingFp32IsNotExact) {
   EXPECT_EQ(r.why, "Y[0,0]: sum of |terms| = 1.36112947e+39 overflows fp32");
 }
 
-TEST(Exactness, NonFiniteTermsAreNamed) {
+// Non-finite terms leave exactness to the finite ones: with those exact, NaN and infinities
+// come out the same in every order. Y[0,0] = 1*1 + 2*1, Y[1,0] = 3*1 + inf*1.
+TEST(Exactness, NonFiniteTermsLeaveTheVerdictToTheFiniteOnes) {
   const auto A = halves({1, 2, 3, std::numeric_limits<double>::infinity()}, Half::fp16);
   const auto W = halves({1, 1}, Half::fp16);
   const ExactnessReport r = analyze_exactness(A.data(), W.data(), nullptr, 2, 1, 2, Half::fp16);
-  EXPECT_FALSE(r.exact);
-  EXPECT_EQ(r.worst_m, 1);
-  EXPECT_EQ(r.why, "Y[1,0]: term A[1,1]*W[0,1] = inf: not finite");
+  EXPECT_TRUE(r.exact) << r.why;
+  EXPECT_EQ(r.outcomes, (std::vector<SumOutcome>{SumOutcome::exact, SumOutcome::pos_inf}));
   const auto bias = halves({std::numeric_limits<double>::quiet_NaN()}, Half::fp16);
-  const ExactnessReport b = analyze_exactness(A.data(), W.data(), bias.data(), 1, 1, 2, Half::fp16);
-  EXPECT_EQ(b.why, "Y[0,0]: term bias[0] = nan: not finite");
+  const ExactnessReport b = analyze_exactness(A.data(), W.data(), bias.data(), 2, 1, 2, Half::fp16);
+  EXPECT_TRUE(b.exact) << b.why;
+  EXPECT_EQ(b.outcomes, (std::vector<SumOutcome>{SumOutcome::nan, SumOutcome::nan}));
+}
+
+// Every outcome, one element each (M = 1, K = 2, N = 7, bf16 so products can overflow fp32):
+// +inf and -inf: NaN; inf * 0 (also * -0): NaN; -inf or +inf with finite terms that cannot
+// overflow: that infinity. Then, with A = [2^120, 2^120]: finite terms that could overflow:
+// anything, an infinite bias included; an inexact finite sum: rounded; zeros only: exact (+0).
+TEST(Exactness, OutcomesOfEverySpecialTerm) {
+  const double inf = std::numeric_limits<double>::infinity(), big = std::ldexp(1.0, 120);
+  const auto A = halves({inf, 1}, Half::bf16);
+  const auto B = halves({big, big}, Half::bf16);
+  struct Row {
+    double w0, w1;
+    SumOutcome want;
+  };
+  const Row rows[] = {{1, -inf, SumOutcome::nan},   {0, 1, SumOutcome::nan},
+                      {-1, 3, SumOutcome::neg_inf}, {1, std::ldexp(1.0, 127), SumOutcome::pos_inf},
+                      {0.5, 0.5, SumOutcome::pos_inf}, {-0.0, 0, SumOutcome::nan}};
+  for (const Row& row : rows) {
+    const auto W = halves({row.w0, row.w1}, Half::bf16);
+    const ExactnessReport r = analyze_exactness(A.data(), W.data(), nullptr, 1, 1, 2, Half::bf16);
+    EXPECT_EQ(r.outcomes, std::vector<SumOutcome>{row.want}) << row.w0 << " " << row.w1;
+  }
+  // A = [2^120, 2^120]: with W = [2^7, 2^7] the finite terms reach 2^128 (overflow, and with an
+  // inf bias still overflow); with W = [1, 1 + 2^-7] they need 9 bits over a 2^113 grid
+  // (exact); with W = [1, 2^-60] 180 bits (rounded).
+  const auto W1 = halves({128, 128}, Half::bf16);
+  const auto inf_bias = halves({inf}, Half::bf16);
+  EXPECT_EQ(analyze_exactness(B.data(), W1.data(), nullptr, 1, 1, 2, Half::bf16).outcomes,
+            std::vector<SumOutcome>{SumOutcome::overflow});
+  EXPECT_EQ(analyze_exactness(B.data(), W1.data(), inf_bias.data(), 1, 1, 2, Half::bf16).outcomes,
+            std::vector<SumOutcome>{SumOutcome::overflow});
+  const auto W2 = halves({1, 1 + std::ldexp(1.0, -7)}, Half::bf16);
+  EXPECT_EQ(analyze_exactness(B.data(), W2.data(), nullptr, 1, 1, 2, Half::bf16).outcomes,
+            std::vector<SumOutcome>{SumOutcome::exact});
+  const auto W3 = halves({1, std::ldexp(1.0, -60)}, Half::bf16);
+  EXPECT_EQ(analyze_exactness(B.data(), W3.data(), nullptr, 1, 1, 2, Half::bf16).outcomes,
+            std::vector<SumOutcome>{SumOutcome::rounded});
+  const auto Z = halves({-0.0, 0}, Half::bf16);
+  EXPECT_EQ(analyze_exactness(Z.data(), Z.data(), nullptr, 1, 1, 2, Half::bf16).outcomes,
+            std::vector<SumOutcome>{SumOutcome::exact});
+  for (SumOutcome o : {SumOutcome::nan, SumOutcome::pos_inf, SumOutcome::neg_inf, SumOutcome::exact}) {
+    EXPECT_TRUE(outcome_is_determined(o)) << sum_outcome_name(o);
+  }
+  EXPECT_FALSE(outcome_is_determined(SumOutcome::rounded));
+  EXPECT_FALSE(outcome_is_determined(SumOutcome::overflow));
 }
 
 // A failing element outranks a passing one with more bits.
