@@ -58,7 +58,7 @@ NVH_HD NVH_INLINE void decode_e2m1x2(uint8_t byte, float out[2]) {
 // busiest). Pair i
 // holds code i in its low half and code i + 4 in its high half (the two are
 // 16 bits apart in the word, so one shift places both), each as
-// e2m1 * 2^-bias: the code's three magnitude bits become the float's two
+// e2m1 * 2^-kPairExp: the code's three magnitude bits become the float's two
 // lowest exponent bits and its top mantissa bit, and its sign the float's
 // sign. Exponent field 0 makes code 1 (0.5) a subnormal of the same scale.
 //
@@ -73,22 +73,22 @@ NVH_HD NVH_INLINE void decode_e2m1x2(uint8_t byte, float out[2]) {
 // 6 up would hit the next code), codes {0, 1, 4, 5} and {2, 3, 6, 7} in
 // bf16 (9 up would hit the code two on).
 //
-// The 2^bias the bit placement leaves is restored outside the decode:
-// scale_pairs() gives the E4M3 scale times 2^kScaleExp, chosen so that one
-// HMUL2 of a pair by it is exact and neither overflows nor leaves the normal
-// range, and the fp32 sum of the products is multiplied by 2^kSumExp at the
-// end (exact: a power of two). Together: e2m1 * e4m3 exactly.
+// The 2^-kPairExp the bit placement leaves is made up outside the decode:
+// scale_pairs() gives the E4M3 scale times a power of two `factor` (1 in
+// fp16; in bf16 up to 2^119, since 448 * 2^119 < 2^128 is the most that
+// fits), so that one HMUL2 of a pair by it is exact, and whatever power of
+// two is still missing multiplies the fp32 sum of the products at the end
+// (gemv_mma.cuh: FastScales, where weight_scale_2 joins in too).
 template <nvh::HalfKind kKind>
 struct SpreadDecode {
   static constexpr bool kFp16 = kKind == nvh::HalfKind::fp16;
   static constexpr uint32_t kPairMask = kFp16 ? 0x8E008E00u : 0x81C081C0u;  // sign and 3 magnitude bits, both halves
-  // fp16: 2^-14 * e2m1 * e4m3 is a multiple of 2^-24 below 2^11 units, exact
-  // as is. bf16: 2^-126 * e2m1 * e4m3 would underflow, so the scale carries
-  // 2^119 (448 * 2^119 < 2^128, the largest that fits) and the sum 2^7.
-  static constexpr int kScaleExp = kFp16 ? 0 : 119;
-  static constexpr int kSumExp = kFp16 ? 14 : 7;
-
-  NVH_HD static constexpr float pow2(int e) { return e == 0 ? 1.0f : 2.0f * pow2(e - 1); }
+  // pairs() holds e2m1 * 2^-kPairExp: exponent field 1 is 2^-14 in fp16,
+  // 2^-126 in bf16. fp16: 2^-14 * e2m1 * e4m3 is a multiple of 2^-24 below
+  // 2^11 units, exact as is (factor 1). bf16: 2^-126 * e2m1 * e4m3 would
+  // underflow, so the scale carries a factor of up to 2^kMaxFactorExp.
+  static constexpr int kPairExp = kFp16 ? 14 : 126;
+  static constexpr int kMaxFactorExp = kFp16 ? 0 : 119;
 
   NVH_HD static void pairs(uint32_t packed, uint32_t out[4]) {
     if constexpr (kFp16) {
@@ -115,27 +115,26 @@ struct SpreadDecode {
     }
   }
 
-  // Two E4M3 scales (low byte first) as the pairs (s0, s0) and (s1, s1) that
-  // multiply pairs() into e2m1 * e4m3 * 2^-kSumExp, exactly. fp16 converts
-  // both bytes with one instruction on sm_89 and later.
-  NVH_HD static void scale_pairs(uint16_t two_scales, uint32_t out[2]) {
+  // Two E4M3 scales (low byte first) as the pairs (s0 f, s0 f) and (s1 f, s1 f),
+  // f = `factor` (a power of two, 1 in fp16, at most 2^kMaxFactorExp in
+  // bf16; exact then for every byte, subnormal ones included), that multiply
+  // pairs() into e2m1 * e4m3 * f * 2^-kPairExp. The NaN bytes 0x7F and 0xFF
+  // become NaN pairs (the toolkit's conversion, one instruction on sm_89 and
+  // later, checks them), so their weights are NaN, as the contract has them.
+  NVH_HD static void scale_pairs(uint16_t two_scales, float factor, uint32_t out[2]) {
     const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(two_scales, __NV_E4M3);
     if constexpr (kFp16) {
+      (void)factor;
       const uint32_t both = uint32_t{h.x} | (uint32_t{h.y} << 16);
       out[0] = nvh::byte_perm(both, 0u, 0x1010u);
       out[1] = nvh::byte_perm(both, 0u, 0x3232u);
     } else {
-      constexpr float kScale = pow2(kScaleExp);
-      const float s0 = nvh::mul_rn(nvh::half_bits_to_float(h.x, nvh::HalfKind::fp16), kScale);
-      const float s1 = nvh::mul_rn(nvh::half_bits_to_float(h.y, nvh::HalfKind::fp16), kScale);
+      const float s0 = nvh::mul_rn(nvh::half_bits_to_float(h.x, nvh::HalfKind::fp16), factor);
+      const float s1 = nvh::mul_rn(nvh::half_bits_to_float(h.y, nvh::HalfKind::fp16), factor);
       out[0] = nvh::pack_half2_rn(s0, s0, kKind);
       out[1] = nvh::pack_half2_rn(s1, s1, kKind);
     }
   }
-
-  // The factor that turns the fp32 sum of pairs() * scale_pairs() products
-  // into the sum of e2m1 * e4m3 products.
-  NVH_HD static constexpr float sum_restore() { return pow2(kSumExp); }
 };
 
 // The dequant contract's scale: float(e4m3) * weight_scale_2, rounded to fp32

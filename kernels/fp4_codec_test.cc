@@ -88,25 +88,27 @@ TEST(SpreadDecode, EveryCodeInEveryPositionMatchesTheReference) {
 }
 
 // What the GEMV computes per weight: a decoded pair times scale_pairs() (one
-// HMUL2, the host's emulation), then the sum's restore factor. For every code
-// and every E4M3 byte in both scale positions that must be e2m1 * e4m3 bit
-// for bit (NaN for the NaN bytes): the HMUL2 may neither round, overflow nor
-// underflow.
+// HMUL2, the host's emulation) with the largest factor, then the power of
+// two still missing. For every code and every E4M3 byte in both scale
+// positions that must be e2m1 * e4m3 bit for bit (NaN for the NaN bytes):
+// the HMUL2 may neither round, overflow nor underflow.
+// (gemv_contract_test.cc checks every factor the fast path uses.)
 template <nvh::HalfKind kKind>
 void expect_scaled_decode() {
   const ref::Half kind = kKind == nvh::HalfKind::fp16 ? ref::Half::fp16 : ref::Half::bf16;
+  const float factor = std::ldexp(1.0f, SpreadDecode<kKind>::kMaxFactorExp);
+  const float restore = std::ldexp(1.0f, SpreadDecode<kKind>::kPairExp - SpreadDecode<kKind>::kMaxFactorExp);
   for (int b = 0; b < 256; ++b) {
     for (int position = 0; position < 2; ++position) {
       const uint16_t two = static_cast<uint16_t>(position == 0 ? b | 0x3800 : (b << 8) | 0x38);
       uint32_t scales[2];
-      SpreadDecode<kKind>::scale_pairs(two, scales);
+      SpreadDecode<kKind>::scale_pairs(two, factor, scales);
       for (uint32_t code = 0; code < 16; ++code) {
         uint32_t pairs[4];
         SpreadDecode<kKind>::pairs(code | (code << 16), pairs);  // code in positions 0 and 4
         const uint32_t product = nvh::mul_half2<kKind>(pairs[0], scales[position]);
         for (int half = 0; half < 2; ++half) {
-          const float got = nvh::half_bits_to_float(static_cast<uint16_t>(product >> (16 * half)), kKind) *
-                            SpreadDecode<kKind>::sum_restore();
+          const float got = nvh::half_bits_to_float(static_cast<uint16_t>(product >> (16 * half)), kKind) * restore;
           const float want = ref::e2m1_to_float(static_cast<uint8_t>(code)) * ref::e4m3_to_float(static_cast<uint8_t>(b));
           if ((b & 0x7F) == 0x7F) {
             ASSERT_TRUE(std::isnan(got)) << ref::half_name(kind) << " scale byte " << b;

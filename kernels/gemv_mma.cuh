@@ -20,11 +20,26 @@
 // re-paired to match, one prmt per pair: once per block when A is pre-paired
 // in shared memory, else per use, shared by the lane's two rows.)
 //
-// A weight in the A slot is e2m1 * e4m3 * 2^-SpreadDecode::kSumExp, exact
-// in fp16 and bf16 (at most 8 significant bits, in the normal range or on
-// fp16's subnormal grid), decoded to 16-bit pairs without table lookups
-// (SpreadDecode) and scaled with one HMUL2 per pair. The fp32 sum gets the
-// 2^kSumExp back, then weight_scale_2, once, as in gemv_scalar.
+// Weights follow the contract, round_to_dtype(e2m1 * fl32(e4m3 * g)), g =
+// weight_scale_2 (DESIGN.md, "Special values"), on one of two paths chosen
+// per thread from g (every thread reads the same g: a uniform branch):
+//   * fast, g = 2^e in the dtype's window (kFastMinExp..kFastMaxExp): a
+//     weight in the A slot is e2m1 * e4m3 * 2^(e - p), exact in fp16 and
+//     bf16, decoded to 16-bit pairs without table lookups (SpreadDecode) and
+//     scaled with one HMUL2 per pair; the fp32 sum is multiplied by 2^p
+//     (FastScales::restore) before the bias. fp16: p = 14 + e, and in the
+//     window (-14 <= e <= 4) every product and partial sum of either scale
+//     is a normal fp32 number or zero, so scaling by 2^p commutes with every
+//     rounding: the same bits as summing the contract's weights, for every A.
+//     bf16: p = max(0, e + 7); with e <= -7 the mma sums the contract's own
+//     products (p = 0); with -6 <= e <= 0 it sums them 2^p <= 2^7 times
+//     smaller, which differs only where a product or partial sum falls below
+//     2^(p - 126) (tiny activations times tiny weights): the exactness rule
+//     asks for a grid of 2^-142, not 2^-149, so that no exact case does
+//     (reference/exactness.h, kMinGridExp).
+//   * contract, any other g: each weight e2m1 * fl32(e4m3 * g) in fp32,
+//     rounded to the dtype in pairs (contract_pairs), and the fp32 sum used
+//     as it is.
 //
 // Weights and their scales stream in through shared memory with cp.async,
 // kStages stages ahead, so many bytes are in flight per warp without holding
@@ -48,6 +63,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "harness/kernel_ctx.h"
 #include "harness/portable_math.h"
@@ -93,6 +109,41 @@ struct GemvMma {
   struct Params : GemvOperands {
     uint32_t split;  // warps sharing one tile's K: 1, 2, 4 or 8
   };
+
+  // The fast window g = 2^e, kFastMinExp <= e <= kFastMaxExp (header
+  // comment). fp16: the window where every e2m1 * e4m3 * g is an fp16 value
+  // (gemv_scalar.cuh derives it). bf16: from -116, where the smallest weight
+  // e2m1 * e4m3 * 2^e (2^-10 * 2^e) is still a normal bf16 number, so the
+  // HMUL2 never writes a subnormal (-123 would be exact under IEEE HMUL2,
+  // but that is not measured here), to 0, so the sum is scaled by at most
+  // 2^7 (the exactness rule's margin).
+  template <nvh::HalfKind kKind>
+  static constexpr int kFastMinExp = kKind == nvh::HalfKind::fp16 ? -14 : -116;
+  template <nvh::HalfKind kKind>
+  static constexpr int kFastMaxExp = kKind == nvh::HalfKind::fp16 ? 4 : 0;
+
+  template <nvh::HalfKind kKind>
+  NVH_HD static bool fast_g(float g) {
+    return is_power_of_two_in(g, kFastMinExp<kKind>, kFastMaxExp<kKind>);
+  }
+
+  // The fast path's two powers of two for g = 2^e in the window: `factor`
+  // multiplies each E4M3 scale before the HMUL2 (SpreadDecode::scale_pairs),
+  // `restore` the fp32 sum, so that factor * restore = g * 2^kPairExp.
+  // fp16: factor 1, restore g * 2^14. bf16: factor min(g * 2^126, 2^119),
+  // restore max(g * 2^7, 1). All exact: products of powers of two in range.
+  struct FastScales {
+    float factor, restore;
+  };
+  template <nvh::HalfKind kKind>
+  NVH_HD static FastScales fast_scales(float g) {
+    if constexpr (kKind == nvh::HalfKind::fp16) {
+      return {1.0f, nvh::mul_rn(g, 0x1p14f)};
+    } else {
+      const float factor = nvh::mul_rn(g, 0x1p126f), restore = nvh::mul_rn(g, 0x1p7f);
+      return {factor < 0x1p119f ? factor : 0x1p119f, restore > 1.0f ? restore : 1.0f};
+    }
+  }
 
   // Stages of a row: K / 256, plus a half stage (one step) when K % 256 == 128.
   NVH_HD static int64_t stage_count(int64_t K) { return (K / kStepK + 1) / 2; }
@@ -205,13 +256,23 @@ struct GemvMma {
 
   // Word q of a row's step (codes 8q..8q+7, all under scale block q / 2) as
   // four weight pairs, codes i and i + 4 in pair i (SpreadDecode), each times
-  // its scale with one exact HMUL2; the 2^bias the decode leaves is restored
-  // on the fp32 sum (SpreadDecode::sum_restore) rather than here, which
-  // would take a second multiply per pair.
+  // its scale with one exact HMUL2 (fast path); the power of two still
+  // missing is restored on the fp32 sum (FastScales::restore) rather than
+  // here, which would take a second multiply per pair.
   template <nvh::HalfKind kKind>
   NVH_HD static void weight_pairs(const RowStep& r, const uint32_t scales[2], int q, uint32_t pairs[4]) {
     SpreadDecode<kKind>::pairs(r.words[q], pairs);
     for (int i = 0; i < 4; ++i) pairs[i] = nvh::mul_half2<kKind>(pairs[i], scales[q / 2]);
+  }
+
+  // The contract path's word q: the same pairs, each weight the contract's
+  // round_to_dtype(e2m1 * scale), scale = fl32(e4m3 * g) of block q / 2.
+  template <nvh::HalfKind kKind>
+  NVH_HD static void contract_pairs(const RowStep& r, const float scales[2], int q, uint32_t pairs[4]) {
+    float w[8];
+    decode_e2m1x8(r.words[q], w);
+    const float scale = scales[q / 2];
+    for (int i = 0; i < 4; ++i) pairs[i] = nvh::pack_half2_rn(nvh::mul_rn(w[i], scale), nvh::mul_rn(w[i + 4], scale), kKind);
   }
 
   // 8 consecutive activations a0..a7 re-paired as the weights are, (a0, a4),
@@ -264,20 +325,43 @@ struct GemvMma {
     }
   }
 
+  // A row's two block scales of a step as each path uses them: pairs ready
+  // for the HMUL2 (fast), or fl32(e4m3 * g) (contract).
+  template <nvh::HalfKind kKind, bool kContract>
+  struct StepScales {
+    uint32_t pairs[2];
+    float values[2];
+    NVH_HD StepScales(uint16_t two_scales, float g, float factor) {
+      if constexpr (kContract) {
+        values[0] = dequant_scale(static_cast<uint8_t>(two_scales), g);
+        values[1] = dequant_scale(static_cast<uint8_t>(two_scales >> 8), g);
+      } else {
+        SpreadDecode<kKind>::scale_pairs(two_scales, factor, pairs);
+      }
+    }
+    NVH_HD void weights(const RowStep& r, int q, uint32_t out[4]) const {
+      if constexpr (kContract) {
+        contract_pairs<kKind>(r, values, q, out);
+      } else {
+        weight_pairs<kKind>(r, pairs, q, out);
+      }
+    }
+  };
+
   // One step: word q of rows n0 + g and n0 + g + 8 feeds mmas 2q and 2q + 1,
   // decoded just before them so few registers hold weights at a time.
   // `act`: this lane's 32 activations of the step (row g of A, or row
   // M - 1 for g >= M, whose B columns feed outputs that are never stored),
-  // as activation_pairs reads them.
-  template <nvh::HalfKind kKind, bool kPrePaired, class Ctx>
-  NVH_HD static void mma_step(Ctx& ctx, const RowStep& lo, const RowStep& hi, const uint8_t* act, float d[4]) {
-    uint32_t scales_lo[2], scales_hi[2];
-    SpreadDecode<kKind>::scale_pairs(lo.scales, scales_lo);
-    SpreadDecode<kKind>::scale_pairs(hi.scales, scales_hi);
+  // as activation_pairs reads them. `gs` is weight_scale_2, `factor` the
+  // fast path's scale factor (FastScales).
+  template <nvh::HalfKind kKind, bool kPrePaired, bool kContract, class Ctx>
+  NVH_HD static void mma_step(Ctx& ctx, const RowStep& lo, const RowStep& hi, const uint8_t* act, float gs,
+                              float factor, float d[4]) {
+    const StepScales<kKind, kContract> scales_lo(lo.scales, gs, factor), scales_hi(hi.scales, gs, factor);
     for (int q = 0; q < 4; ++q) {
       uint32_t w_lo[4], w_hi[4], b_pairs[4];
-      weight_pairs<kKind>(lo, scales_lo, q, w_lo);
-      weight_pairs<kKind>(hi, scales_hi, q, w_hi);
+      scales_lo.weights(lo, q, w_lo);
+      scales_hi.weights(hi, q, w_hi);
       activation_pairs<kPrePaired>(act, q, b_pairs);
       for (int h = 0; h < 2; ++h) {
         const uint32_t a[4] = {w_lo[2 * h], w_hi[2 * h], w_lo[2 * h + 1], w_hi[2 * h + 1]};
@@ -298,7 +382,13 @@ struct GemvMma {
     // This warp's stages; after the loop, where a split-K part parks its sums.
     uint8_t* warp_stages = ctx.template shared_mem<uint8_t>() + ctx.warp() * kStages * kStageBytes;
     uint8_t* prepaired = ctx.template shared_mem<uint8_t>() + kPipelineBytes;
-    float d[4] = {0.f, 0.f, 0.f, 0.f};
+    float d[4] = {0.f, 0.f, 0.f, 0.f};  // +0: the contract's sums start there
+    // weight_scale_2, read once per thread; every thread reads the same
+    // value, so the choice of path is uniform. Loaded first, used after the
+    // prologue's copies are issued.
+    const float tensor_scale = *p.global_scale;
+    const bool fast = fast_g<kKind>(tensor_scale);
+    const FastScales scales = fast ? fast_scales<kKind>(tensor_scale) : FastScales{1.0f, 1.0f};
     const bool has_work = n0 < p.N && part < stages;
     // Loop state in 32 bits (K / 256 < 2^31 whenever a row of B, K / 2
     // bytes, fits in memory); stage slots rotate without a division.
@@ -328,23 +418,34 @@ struct GemvMma {
       const uint8_t* act =
           kPrePaired ? prepaired + act_row * prepaired_row_bytes(p.K) + part * 2 * kStageK + 16 * t
                      : reinterpret_cast<const uint8_t*>(p.A + act_row * p.K + part * kStageK + 32 * t);
-      for (int stage = static_cast<int>(part), read = 0; NVFP4_PROBE(stage <= last);
-           stage += split, read = following(read)) {
-        if (NVFP4_PROBE(next <= last)) issue_stage(ctx, p, copy, slot(fill), !kWide && next == half_stage, lane);
-        ctx.cp_async_commit();
-        next += split;
-        fill = following(fill);
-        ctx.template cp_async_wait<kStages - 1>();  // this lane's copies of `stage` have landed
-        ctx.sync_warp();                              // and so have the other lanes'
-        const uint8_t* step_act = act;
-        for (int w = 0; w < 2; ++w) {
-          if (NVFP4_PROBE(!kWide && w == 1 && stage == half_stage)) break;
-          mma_step<kKind, kPrePaired>(ctx, row_from_stage(slot(read), g, w, t),
-                                      row_from_stage(slot(read), g + 8, w, t), step_act, d);
-          step_act += 2 * kStepK;  // 256 bytes a step, in A and in the pre-paired copy alike
+      // The stages, with the weights of the fast path (false) or the contract
+      // path (true): two copies of the loop, so each path's is straight code.
+      const auto stream = [&](auto contract) {
+        constexpr bool kContract = decltype(contract)::value;
+        for (int stage = static_cast<int>(part), read = 0; NVFP4_PROBE(stage <= last);
+             stage += split, read = following(read)) {
+          if (NVFP4_PROBE(next <= last)) issue_stage(ctx, p, copy, slot(fill), !kWide && next == half_stage, lane);
+          ctx.cp_async_commit();
+          next += split;
+          fill = following(fill);
+          ctx.template cp_async_wait<kStages - 1>();  // this lane's copies of `stage` have landed
+          ctx.sync_warp();                              // and so have the other lanes'
+          const uint8_t* step_act = act;
+          for (int w = 0; w < 2; ++w) {
+            if (NVFP4_PROBE(!kWide && w == 1 && stage == half_stage)) break;
+            mma_step<kKind, kPrePaired, kContract>(ctx, row_from_stage(slot(read), g, w, t),
+                                                   row_from_stage(slot(read), g + 8, w, t), step_act,
+                                                   tensor_scale, scales.factor, d);
+            step_act += 2 * kStepK;  // 256 bytes a step, in A and in the pre-paired copy alike
+          }
+          act += p.split * 2 * kStageK;
+          ctx.sync_warp();  // every lane is done with this slot before the next issue refills it
         }
-        act += p.split * 2 * kStageK;
-        ctx.sync_warp();  // every lane is done with this slot before the next issue refills it
+      };
+      if (NVFP4_PROBE(fast)) {
+        stream(std::false_type{});
+      } else {
+        stream(std::true_type{});
       }
     }
 
@@ -363,12 +464,10 @@ struct GemvMma {
     }
     if (NVFP4_PROBE(n0 >= p.N)) return;
 
-    const float global_scale = *p.global_scale;
     for (int i = 0; i < 4; ++i) {
       const int64_t n = n0 + g + (i >= 2 ? 8 : 0), m = 2 * t + (i % 2);
       if (NVFP4_PROBE(n >= p.N || m >= p.M)) continue;
-      const float sum = nvh::mul_rn(d[i], SpreadDecode<kKind>::sum_restore());  // a power of two: exact
-      store_gemv_output<kKind>(p, sum, global_scale, m, n);
+      store_gemv_output<kKind>(p, nvh::mul_rn(d[i], scales.restore), m, n);  // a power of two (1 on the contract path)
     }
   }
 

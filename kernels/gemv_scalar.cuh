@@ -6,12 +6,18 @@
 // accumulates all M rows of A in registers, and the warp sums its lanes with
 // a shuffle butterfly.
 //
-// Why weight_scale_2 comes last, unlike the dequant routes: here a weight is
-// e2m1 * e4m3, which is exact in fp32 (2 + 4 significant bits), so no weight
-// is rounded; the fp32 tensor scale multiplies the reduced sum once. The
-// dequant routes round e2m1 * (e4m3 * weight_scale_2) per weight, as the
-// contract requires of the scratch. The two agree bit for bit when
-// weight_scale_2 is a power of two and the sums are exact (the exact mode).
+// The weights are the contract's, round_to_dtype(e2m1 * fl32(e4m3 * g)) with
+// g = weight_scale_2 (DESIGN.md, "Special values"): each block's scale
+// fl32(e4m3 * g) is formed once (one FMUL per 16 weights), then each weight
+// e2m1 * scale in fp32. When g is a positive power of two in the dtype's
+// fast window (kFastMinExp..kFastMaxExp) every such product is already a
+// value of the dtype, so rounding it would change nothing and the fast path
+// skips it; for any other g (not a power of two, zero, negative, subnormal,
+// huge, infinite, NaN) the contract path rounds each weight to the dtype and
+// back. g is read once per thread, and every thread reads the same g, so the
+// branch between the two is uniform. gemv_contract_test.cc checks the window
+// exhaustively (every E4M3 byte, every E2M1 code, every g in it, and that one
+// step past either end a weight differs).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +35,25 @@ struct GemvScalar {
   static constexpr int kMaxM = 8;
 
   using Params = GemvOperands;
+
+  // The fast window g = 2^e, kFastMinExp <= e <= kFastMaxExp, where every
+  // finite e2m1 * e4m3 * g is a value of the dtype. |e2m1 * e4m3| <= 6 * 448
+  // = 2688 and its lowest set bit is at least 2^-10 (0.5 times the smallest
+  // E4M3 subnormal, 2^-9), with at most 6 significant bits. fp16: 2688 * 2^e
+  // <= 65504 needs e <= 4, 2^(e-10) >= 2^-24 (fp16's smallest subnormal)
+  // needs e >= -14. bf16: 2^(e-10) >= 2^-133 needs e >= -123; above, no limit
+  // below fp32's: a value of at most 6 significant bits below 2^128 is a bf16
+  // value, and one at or above 2^128 is inf in fp32 as in bf16 (and the NaN
+  // of 0 * inf is NaN in both).
+  template <nvh::HalfKind kKind>
+  static constexpr int kFastMinExp = kKind == nvh::HalfKind::fp16 ? -14 : -123;
+  template <nvh::HalfKind kKind>
+  static constexpr int kFastMaxExp = kKind == nvh::HalfKind::fp16 ? 4 : 127;
+
+  template <nvh::HalfKind kKind>
+  NVH_HD static bool fast_g(float g) {
+    return is_power_of_two_in(g, kFastMinExp<kKind>, kFastMaxExp<kKind>);
+  }
 
   static nvh::LaunchShape shape(const Params& p, int rows_per_warp) {
     const int64_t warps = (p.N + rows_per_warp - 1) / rows_per_warp;
@@ -71,10 +96,20 @@ struct GemvScalarRows {
     return raw;
   }
 
-  // Eight weights from a word of 8 codes and their block's scale: e2m1 * e4m3, exact.
+  // Eight weights from a word of 8 codes and their block's scale
+  // fl32(e4m3 * g): e2m1 * scale in fp32, then (contract path) rounded to
+  // the dtype, two at a time, and widened back, exactly.
+  template <nvh::HalfKind kKind, bool kContract>
   NVH_HD static void decode_weights(uint32_t codes, float scale, float w[8]) {
     decode_e2m1x8(codes, w);
     for (int j = 0; j < 8; ++j) w[j] = nvh::mul_rn(w[j], scale);
+    if constexpr (kContract) {
+      for (int j = 0; j < 8; j += 2) {
+        const uint32_t pair = nvh::pack_half2_rn(w[j], w[j + 1], kKind);
+        w[j] = nvh::half_bits_to_float(static_cast<uint16_t>(pair), kKind);
+        w[j + 1] = nvh::half_bits_to_float(static_cast<uint16_t>(pair >> 16), kKind);
+      }
+    }
   }
 
   // Eight activations of row m starting at k, widened to fp32 (exact).
@@ -99,10 +134,11 @@ struct GemvScalarRows {
   // orders below runs changes no rounding; it only decides what stays in
   // registers: the weights of every row (kRows x 8 floats) or the
   // activations of every row of A (kMaxM x 8), whichever is fewer.
-  template <nvh::HalfKind kKind>
-  NVH_HD static void accumulate_block(const Params& p, const RawBlock& raw, int64_t b, float (&acc)[kMaxM][kRows]) {
-    float scale[kRows];  // each row's block scale, decoded once for both halves
-    for (int r = 0; r < kRows; ++r) scale[r] = nvh::e4m3_to_float(raw.scale[r]);
+  template <nvh::HalfKind kKind, bool kContract>
+  NVH_HD static void accumulate_block(const Params& p, const RawBlock& raw, int64_t b, float g,
+                                      float (&acc)[kMaxM][kRows]) {
+    float scale[kRows];  // each row's block scale fl32(e4m3 * g), formed once for both halves
+    for (int r = 0; r < kRows; ++r) scale[r] = dequant_scale(raw.scale[r], g);
     // Unrolled on the GPU: `part` indexes the raw block's registers, which a
     // rolled loop would put in local memory.
 #if defined(__CUDA_ARCH__)
@@ -121,7 +157,7 @@ struct GemvScalarRows {
         }
         for (int r = 0; r < kRows; ++r) {
           float w[8];
-          decode_weights(raw.codes[r][part], scale[r], w);
+          decode_weights<kKind, kContract>(raw.codes[r][part], scale[r], w);
           for (int m = 0; m < kMaxM; ++m) {
             if (m >= p.M) break;
             for (int j = 0; j < 8; ++j) acc[m][r] = nvh::fma_rn(a[m][j], w[j], acc[m][r]);
@@ -129,7 +165,7 @@ struct GemvScalarRows {
         }
       } else {
         float w[kRows][8];
-        for (int r = 0; r < kRows; ++r) decode_weights(raw.codes[r][part], scale[r], w[r]);
+        for (int r = 0; r < kRows; ++r) decode_weights<kKind, kContract>(raw.codes[r][part], scale[r], w[r]);
         for (int m = 0; m < kMaxM; ++m) {
           if (NVFP4_PROBE(m >= p.M)) break;
           float a[8];
@@ -142,32 +178,44 @@ struct GemvScalarRows {
     }
   }
 
+  // Lane l's scale blocks l, l + 32, ... of its warp's rows into `acc`; the
+  // next block's loads are issued before this one is decoded, so a warp has
+  // memory in flight while it computes. `next` holds the first block's loads.
+  template <nvh::HalfKind kKind, bool kContract>
+  NVH_HD static void accumulate_row(const Params& p, int64_t n0, int64_t lane, float g, RawBlock next,
+                                    float (&acc)[kMaxM][kRows]) {
+    const int64_t blocks = p.K / 16;
+    for (int64_t b = lane; NVFP4_PROBE(b < blocks); b += 32) {
+      const RawBlock raw = next;
+      if (NVFP4_PROBE(b + 32 < blocks)) next = load_raw(p, n0, b + 32);
+      accumulate_block<kKind, kContract>(p, raw, b, g, acc);
+    }
+  }
+
   template <nvh::HalfKind kKind, class Ctx>
   NVH_HD static void run(Ctx& ctx, const Params& p) {
     const int64_t warp = int64_t{ctx.block_idx().x} * GemvScalar::kWarpsPerBlock + ctx.warp();
     const int64_t n0 = warp * kRows;
     if (NVFP4_PROBE(n0 >= p.N)) return;  // the whole warp leaves together
     const int64_t lane = ctx.lane(), blocks = p.K / 16;
+    const float g = *p.global_scale;  // every thread reads the same g: the path below is uniform
 
     float acc[kMaxM][kRows] = {};
-    // Lane l takes scale blocks l, l + 32, ...; the next block's loads are
-    // issued before this one is decoded, so a warp has memory in flight
-    // while it computes. Lanes past the row's last block (K < 512) load nothing.
+    // Lanes past the row's last block (K < 512) load nothing.
     RawBlock next{};
     if (NVFP4_PROBE(lane < blocks)) next = load_raw(p, n0, lane);
-    for (int64_t b = lane; NVFP4_PROBE(b < blocks); b += 32) {
-      const RawBlock raw = next;
-      if (NVFP4_PROBE(b + 32 < blocks)) next = load_raw(p, n0, b + 32);
-      accumulate_block<kKind>(p, raw, b, acc);
+    if (NVFP4_PROBE(GemvScalar::fast_g<kKind>(g))) {
+      accumulate_row<kKind, false>(p, n0, lane, g, next, acc);
+    } else {
+      accumulate_row<kKind, true>(p, n0, lane, g, next, acc);
     }
 
-    const float global_scale = *p.global_scale;
     for (int m = 0; m < kMaxM; ++m) {
       if (NVFP4_PROBE(m >= p.M)) break;
       for (int r = 0; r < kRows; ++r) {
         const float sum = warp_sum(ctx, acc[m][r]);
         if (NVFP4_PROBE(lane != 0)) continue;
-        store_gemv_output<kKind>(p, sum, global_scale, m, n0 + r);
+        store_gemv_output<kKind>(p, sum, m, n0 + r);
       }
     }
   }
