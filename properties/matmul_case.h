@@ -11,6 +11,8 @@
 
 #include "harness/backend.h"
 #include "kernels/nvfp4_types.h"
+#include "properties/value_class.h"
+#include "reference/exactness.h"
 #include "reference/quantize.h"
 
 namespace nvfp4 {
@@ -27,8 +29,10 @@ struct CaseSpec {
   uint32_t a_offset = 0, b_offset = 0, scratch_offset = 0;
   uint64_t seed = 1;
   Options options;
+  // A special class of one input, injected by make_inputs (value_class.h).
+  ValueClass value_class = ValueClass::none;
 
-  // "fp16_M9_N64_K128_bs16[_bias][_exact][_offA2_offB1_offS4][_force-x][_native][_sm120]_s1"
+  // "fp16_M9_N64_K128_bs16[_bias][_exact][_offA2_offB1_offS4][_force-x][_native][_sm120][_v-g_inf]_s1"
   std::string name() const;
 };
 
@@ -42,7 +46,8 @@ struct CaseInputs {
   std::vector<uint16_t> bias;  // [N] or empty
 };
 
-// Deterministic in the spec (seed included).
+// Deterministic in the spec (seed included); the spec's value class, if
+// any, injected last (inject_value_class).
 CaseInputs make_inputs(const CaseSpec& spec);
 
 struct CaseRun {
@@ -64,10 +69,16 @@ struct Oracle {
   std::vector<uint16_t> y_rounded;
   bool exact = false;       // analyze_exactness on (A, W, bias)
   std::string exact_why;
+  std::vector<ref::SumOutcome> outcomes;  // each element's order-independent outcome, [M, N]
 };
 Oracle make_oracle(const CaseSpec& spec, const CaseInputs& inputs);
 
 std::string check_scratch(const CaseRun& run, const Oracle& oracle);
+// Every element: a NaN is 0x7FFF; an element whose outcome is the same in
+// every summation order (NaN, an infinity, or an exact finite part: DESIGN.md,
+// "Special values") has exactly the reference's bits; any other is within a
+// stated bound of the fp64 reference (an infinity where the bound reaches
+// the dtype's overflow threshold; anything where fp32 may overflow).
 std::string check_output_bound(const CaseSpec& spec, const CaseInputs& inputs, const CaseRun& run,
                                const Oracle& oracle);
 std::string check_output_exact(const CaseRun& run, const Oracle& oracle);
