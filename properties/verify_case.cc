@@ -1,5 +1,6 @@
 #include "properties/verify_case.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,7 @@ CaseVerdict verify_case(nvh::Backend& backend, const CaseSpec& spec) {
   v.route = route_name(run.decision.route);
   v.reason = run.decision.reason;
   v.y_sha256 = run.y_sha256;
+  v.routes_run.push_back(run.decision.route);
 
   std::string property;
   if (std::string e = first_problem(spec, in, oracle, run, expected, &property); !e.empty()) {
@@ -106,9 +108,11 @@ CaseVerdict verify_case(nvh::Backend& backend, const CaseSpec& spec) {
   // (e) the scalar dequant must produce the very scratch the vectorized one did.
   if (run.decision.route == Route::prefill_vec8) {
     const CaseRun scalar = run_case(backend, forced(spec, Route::prefill_scalar), in);
+    if (std::string e = check_scratch(scalar, oracle); !e.empty()) return failed(v, "e", "prefill_scalar: " + e);
     if (scalar.y_sha256 != run.y_sha256) {
       return failed(v, "e", "prefill_scalar gave " + scalar.y_sha256 + ", prefill_vec8 " + run.y_sha256);
     }
+    v.routes_run.push_back(Route::prefill_scalar);
   }
 
   // (d) exact mode: the exact answer, from every route that accepts the shape.
@@ -116,10 +120,15 @@ CaseVerdict verify_case(nvh::Backend& backend, const CaseSpec& spec) {
     if (std::string e = check_output_exact(run, oracle); !e.empty()) return failed(v, "d", e);
     for (Route r : other_routes_accepting(spec, backend, run.decision.route)) {
       const CaseRun other = run_case(backend, forced(spec, r), in);
+      // A forced prefill route's scratch is the contract's weights too.
+      if (std::string e = check_scratch(other, oracle); !e.empty()) {
+        return failed(v, "d", std::string(route_name(r)) + ": " + e);
+      }
       if (other.y_sha256 != run.y_sha256) {
         return failed(v, "d", std::string(route_name(r)) + " gave " + other.y_sha256 + ", " + v.route + " " +
                                   run.y_sha256);
       }
+      if (std::find(v.routes_run.begin(), v.routes_run.end(), r) == v.routes_run.end()) v.routes_run.push_back(r);
     }
   } else if (spec.exact) {
     return failed(v, "d", "the exact-mode inputs are not exact: " + oracle.exact_why);

@@ -5,12 +5,15 @@
 //   (c) the output is within the stated bound of the fp64 reference, and
 //       neither inputs nor output are all zero; no guard byte is touched;
 //   (d) exact mode: the output is the rounded exact sum, and every other route
-//       that accepts the shape (forced) gives the same SHA-256;
-//   (e) forcing prefill_scalar where prefill_vec8 ran gives the same SHA-256;
+//       that accepts the shape (forced) gives the same SHA-256 (and a forced
+//       prefill route the reference's scratch);
+//   (e) forcing prefill_scalar where prefill_vec8 ran gives the same SHA-256
+//       and the reference's scratch;
 //   (f) a second run gives the same SHA-256.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "harness/backend.h"
 #include "properties/matmul_case.h"
@@ -27,6 +30,9 @@ struct CaseVerdict {
   std::string reason;
   std::string detail;     // what failed, or why not supported / skipped
   std::string y_sha256;   // the output digest of the natural route
+  // The routes whose output this case checked: the natural one, then every
+  // forced one that gave its SHA-256 ((d), (e)). Complete only for OK.
+  std::vector<Route> routes_run;
 };
 
 CaseVerdict verify_case(nvh::Backend& backend, const CaseSpec& spec);
