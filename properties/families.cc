@@ -224,9 +224,69 @@ Family empty() {
   return f;
 }
 
+// ---- value classes (value_class.h, DESIGN.md "Special values") ----
+
+bool is_bias_class(ValueClass c) { return value_class_input(c) == ValueInput::bias; }
+
+CaseSpec value_case(const std::string& family, ValueClass c, int64_t M, int64_t N, int64_t K, DType t, bool bias,
+                    uint64_t seed) {
+  CaseSpec s = make_case(family, M, N, K, 16, t, bias || is_bias_class(c), true, seed);
+  s.value_class = c;
+  return s;
+}
+
+// How many examples a class gets per dtype: one per value it can take
+// (g_pow2_edge: every window end; g_nan: both NaNs), one otherwise.
+int value_examples(ValueClass c, DType t) {
+  if (c == ValueClass::g_pow2_edge) return static_cast<int>(pow2_edges(t == DType::fp16).size());
+  if (c == ValueClass::g_nan) return 2;
+  return 1;
+}
+
+Family value_class() {
+  Family f{"value_class",
+           "NaN, infinities, -0, subnormals and extreme weight_scale_2 in every input, every route, exact mode",
+           {},
+           rc::gen::just(CaseSpec{}),
+           {}};  // random is set below
+  // M = 3, N = 17, K = 128: gemv_mma takes it (one full and one partial
+  // 16-row tile, one 128-k step) and gemv_scalar, prefill_vec8 and
+  // prefill_scalar are forced on it by the cross-route check.
+  for (DType t : {DType::fp16, DType::bf16}) {
+    for (ValueClass c : all_value_classes()) {
+      for (int i = 0; i < value_examples(c, t); ++i) {
+        f.examples.push_back(value_case(f.name, c, 3, 17, 128, t, i % 2 == 0, static_cast<uint64_t>(i)));
+      }
+      // K = 0: the empty route, where the output is the bias alone.
+      if (is_bias_class(c)) f.examples.push_back(value_case(f.name, c, 2, 5, 0, t, true, 1));
+    }
+  }
+  // One row, one column, and eight rows of A (the largest M the GEMVs take).
+  for (ValueClass c : {ValueClass::a_neg_zero, ValueClass::a_subnormal, ValueClass::a_inf, ValueClass::scale_nan_ff}) {
+    f.examples.push_back(value_case(f.name, c, 1, 1, 128, DType::bf16, false, 3));
+    f.examples.push_back(value_case(f.name, c, 8, 32, 256, DType::fp16, true, 3));
+  }
+  const auto& classes = all_value_classes();
+  f.random = rc::gen::apply(
+      [name = f.name, classes](std::size_t which, DType t, int64_t M, int64_t N, bool k_zero, bool bias, uint64_t seed) {
+        const ValueClass c = classes[which];
+        const int64_t K = is_bias_class(c) && k_zero ? 0 : 128;
+        return value_case(name, c, M, N, K, t, bias, seed);
+      },
+      rc::gen::inRange<std::size_t>(0, classes.size()), rc::gen::element(DType::fp16, DType::bf16), in(1, 8),
+      in(1, 40), rc::gen::arbitrary<bool>(), rc::gen::arbitrary<bool>(), rc::gen::inRange<uint64_t>(1, 1000));
+  f.targets = {{{Route::gemv_mma, Route::gemv_scalar, Route::empty}, 1.0}};
+  for (ValueClass c : classes) {
+    ClassTarget t{c, {Route::gemv_mma, Route::gemv_scalar, Route::prefill_vec8, Route::prefill_scalar}};
+    if (is_bias_class(c)) t.routes.push_back(Route::empty);
+    f.class_targets.push_back(t);
+  }
+  return f;
+}
+
 std::vector<Family> build_all() {
   return {decode(),  decode_miss(), prefill_vec8(), odd_block(),  k_tail(),
-          partial_scale_block(), m_boundary(), n_one(), misaligned(), empty()};
+          partial_scale_block(), m_boundary(), n_one(), misaligned(), empty(), value_class()};
 }
 
 }  // namespace
@@ -267,6 +327,22 @@ std::string check_targets(const Family& family, const std::vector<Route>& taken)
       for (std::size_t i = 0; i < t.routes.size(); ++i) problems << (i ? "/" : "") << route_name(t.routes[i]);
       problems << " in " << hits << " of " << taken.size() << " cases (" << share * 100 << "%), needs "
                << t.min_share * 100 << "%; ";
+    }
+  }
+  return problems.str();
+}
+
+std::string check_class_targets(const Family& family, const std::vector<ClassRun>& runs) {
+  std::ostringstream problems;
+  for (const ClassTarget& t : family.class_targets) {
+    for (Route r : t.routes) {
+      const bool reached = std::any_of(runs.begin(), runs.end(), [&](const ClassRun& run) {
+        return run.value_class == t.value_class && std::find(run.routes.begin(), run.routes.end(), r) != run.routes.end();
+      });
+      if (!reached) {
+        problems << family.name << ": no passing case ran value class " << value_class_name(t.value_class) << " on "
+                 << route_name(r) << "; ";
+      }
     }
   }
   return problems.str();

@@ -9,6 +9,7 @@
 #include <rapidcheck.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/nvfp4_types.h"
@@ -21,12 +22,32 @@ struct RouteTarget {
   double min_share;           // of the family's random cases
 };
 
+// A value class (value_class.h) that every one of `routes` must have run:
+// some case of the family drew the class and the route ran it (natural or
+// forced) and checked its output.
+struct ClassTarget {
+  ValueClass value_class;
+  std::vector<Route> routes;
+};
+
 struct Family {
+  // A constructor rather than aggregate initialization, so families that
+  // set no class targets need not name them.
+  Family(std::string name_, std::string aim_, std::vector<CaseSpec> examples_, rc::Gen<CaseSpec> random_,
+         std::vector<RouteTarget> targets_, std::vector<ClassTarget> class_targets_ = {})
+      : name(std::move(name_)),
+        aim(std::move(aim_)),
+        examples(std::move(examples_)),
+        random(std::move(random_)),
+        targets(std::move(targets_)),
+        class_targets(std::move(class_targets_)) {}
+
   std::string name;
   std::string aim;                 // one line: the branch it reaches
   std::vector<CaseSpec> examples;  // boundary cases, run first
   rc::Gen<CaseSpec> random;        // random cases (shrink towards small shapes)
   std::vector<RouteTarget> targets;
+  std::vector<ClassTarget> class_targets;  // over examples and random cases; empty for most families
 };
 
 const std::vector<Family>& all_families();
@@ -38,6 +59,16 @@ std::vector<CaseSpec> sample_family(const Family& family, int count, uint64_t se
 // Share of `routes` among the routes taken; "" when every target holds, else
 // what fell short.
 std::string check_targets(const Family& family, const std::vector<Route>& taken);
+
+// One case that passed: its value class and the routes that ran it
+// (CaseVerdict::routes_run).
+struct ClassRun {
+  ValueClass value_class;
+  std::vector<Route> routes;
+};
+// "" when every class target was reached by the passing cases in `runs`,
+// else each (class, route) pair that was not.
+std::string check_class_targets(const Family& family, const std::vector<ClassRun>& runs);
 
 }  // namespace nvfp4
 

@@ -42,10 +42,12 @@ class FamilyProperties : public ::testing::TestWithParam<Param> {
 
 TEST_P(FamilyProperties, BoundaryExamplesThenRandomCasesHold) {
   const Family& f = *family_;
+  std::vector<ClassRun> class_runs;  // what each passing case ran, for the family's class targets
   for (const CaseSpec& spec : f.examples) {
     nvh::RecordContext context(f.name, spec.name());
     const CaseVerdict v = verify_case(*backend_, spec);
     EXPECT_EQ(outcome_name(v.outcome), std::string("OK")) << spec.name() << ": " << v.detail;
+    if (v.outcome == Outcome::ok) class_runs.push_back({spec.value_class, v.routes_run});
   }
 
   std::vector<Route> taken;
@@ -55,11 +57,13 @@ TEST_P(FamilyProperties, BoundaryExamplesThenRandomCasesHold) {
     const CaseVerdict v = verify_case(*backend_, spec);
     RC_ASSERT(v.outcome == Outcome::ok || (RC_LOG() << spec.name() << ": " << v.detail, false));
     taken.push_back(*parse_route(v.route));
+    class_runs.push_back({spec.value_class, v.routes_run});
   });
   EXPECT_TRUE(held) << "see RapidCheck's counterexample and RC_PARAMS reproduce string above";
   if (held) {
     EXPECT_EQ(check_targets(f, taken), "");
   }
+  EXPECT_EQ(check_class_targets(f, class_runs), "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, FamilyProperties, ::testing::ValuesIn(params()),

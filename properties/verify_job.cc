@@ -75,6 +75,7 @@ nvh::JUnitSuite verify_family(nvh::Backend& backend, const Family& f, int random
   nvh::Progress progress(f.name, cases.size());
   std::map<Outcome, int> counts;
   std::vector<Route> random_routes;
+  std::vector<ClassRun> class_runs;  // every passing case's value class and routes
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const CaseSpec& spec = cases[i];
     progress.update(i, spec.name());
@@ -92,10 +93,11 @@ nvh::JUnitSuite verify_family(nvh::Backend& backend, const Family& f, int random
     suite.cases.push_back(junit_case(spec.name(), f.name, v.outcome, v.detail, seconds_since(start)));
     if (!v.y_sha256.empty()) manifest.cases[f.name + "/" + spec.name()] = v.y_sha256;
     if (i >= examples && v.outcome == Outcome::ok) random_routes.push_back(*parse_route(v.route));
+    if (v.outcome == Outcome::ok) class_runs.push_back({spec.value_class, v.routes_run});
   }
   progress.finish("done");
 
-  const std::string short_of_target = check_targets(f, random_routes);
+  const std::string short_of_target = check_targets(f, random_routes) + check_class_targets(f, class_runs);
   if (!short_of_target.empty()) {
     tally.add(Outcome::fail, f.name + "/route-targets", short_of_target);
     suite.cases.push_back(junit_case("route-targets", f.name, Outcome::fail, short_of_target, 0));
