@@ -62,7 +62,7 @@ struct Oracle {
   std::vector<uint16_t> W;  // reference dequant [N, K]
   std::vector<double> y64;  // reference fp64 output (with W)
   std::vector<uint16_t> y_rounded;
-  bool exact = false;       // analyze_exactness on (A, W, bias)
+  bool exact = false;       // analyze_exactness on (A, W, bias); exact-mode cases only
   std::string exact_why;
 };
 Oracle make_oracle(const CaseSpec& spec, const CaseInputs& inputs);
