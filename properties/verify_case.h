@@ -27,7 +27,16 @@ struct CaseVerdict {
   std::string reason;
   std::string detail;     // what failed, or why not supported / skipped
   std::string y_sha256;   // the output digest of the natural route
+  // What the families' aims are judged on (families.h): the decision as run
+  // (variant with the GEMM step's), or, for a route that is hardware-gated
+  // here, as the dispatcher gave it; and where run_case placed each operand.
+  Decision decision;
+  AddressClasses addresses;
 };
+
+// What the dispatcher sees of a case before it runs: shape, type and the
+// operands' alignment from the spec's offsets (buffers start 256-byte aligned).
+Problem problem_of(const CaseSpec& spec);
 
 CaseVerdict verify_case(nvh::Backend& backend, const CaseSpec& spec);
 
