@@ -75,6 +75,7 @@ nvh::JUnitSuite verify_family(nvh::Backend& backend, const Family& f, int random
   nvh::Progress progress(f.name, cases.size());
   std::map<Outcome, int> counts;
   std::vector<Route> random_routes;
+  std::vector<ExampleResult> example_results;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const CaseSpec& spec = cases[i];
     progress.update(i, spec.name());
@@ -92,6 +93,7 @@ nvh::JUnitSuite verify_family(nvh::Backend& backend, const Family& f, int random
     suite.cases.push_back(junit_case(spec.name(), f.name, v.outcome, v.detail, seconds_since(start)));
     if (!v.y_sha256.empty()) manifest.cases[f.name + "/" + spec.name()] = v.y_sha256;
     if (i >= examples && v.outcome == Outcome::ok) random_routes.push_back(*parse_route(v.route));
+    if (i < examples) example_results.push_back({spec, v});
   }
   progress.finish("done");
 
@@ -100,6 +102,13 @@ nvh::JUnitSuite verify_family(nvh::Backend& backend, const Family& f, int random
     tally.add(Outcome::fail, f.name + "/route-targets", short_of_target);
     suite.cases.push_back(junit_case("route-targets", f.name, Outcome::fail, short_of_target, 0));
   }
+  const AimContext aim_here = aim_context(backend);
+  const std::string missed_aims = check_aims(f, example_results, aim_here);
+  if (!missed_aims.empty()) {
+    tally.add(Outcome::fail, f.name + "/aims", missed_aims);
+    suite.cases.push_back(junit_case("aims", f.name, Outcome::fail, missed_aims, 0));
+  }
+  for (const std::string& why : aims_unreachable_here(f, aim_here)) out << "  " << f.name << ": aim not reachable here: " << why << "\n";
   out << "  " << f.name << ": " << cases.size() << " cases (" << examples << " boundary, " << random_cases
       << " random): OK " << counts[Outcome::ok] << ", FAIL " << counts[Outcome::fail] << ", NOT_SUPPORTED "
       << counts[Outcome::not_supported] << ", SKIPPED " << counts[Outcome::skipped]
