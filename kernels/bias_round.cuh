@@ -13,6 +13,7 @@ namespace nvfp4 {
 
 struct BiasRound {
   static constexpr uint32_t kMaxBlockThreads = 256;
+  static constexpr uint32_t kMaxGridRows = 65535;  // CUDA's grid.y limit; rows beyond it loop
 
   struct Params {
     const float* acc;      // [M, N] fp32 accumulators
@@ -40,7 +41,7 @@ struct BiasRound {
     nvh::LaunchShape s;
     s.block = {kMaxBlockThreads, 1, 1};
     s.grid = {static_cast<uint32_t>((p.N + kMaxBlockThreads - 1) / kMaxBlockThreads),
-              static_cast<uint32_t>(p.M < 65535 ? p.M : 65535), 1};
+              static_cast<uint32_t>(p.M < kMaxGridRows ? p.M : kMaxGridRows), 1};
     return s;
   }
 };

@@ -24,13 +24,14 @@ std::optional<Check> first_failure(const std::vector<Check>& checks) {
   return std::nullopt;
 }
 
-bool is_sm12x(const Caps& caps) { return caps.sm >= 120 && caps.sm < 130; }
+bool is_sm12x(const Caps& caps) { return caps.sm >= kNativeSmFirst && caps.sm < kNativeSmEnd; }
 
 std::vector<Check> decode_checks(const Problem& p) {
   return {{p.M <= 8, "M <= 8 (" + v("M", p.M) + ")", "m_above_8"},
           {p.block_size == 16, "block_size == 16 (" + v("block_size", p.block_size) + ")",
            "decode_block_size_not_16"},
-          {p.a_address_mod16 == 0 && p.b_address_mod16 == 0 && p.scales_address_mod4 == 0,
+          {p.a_address_mod16 % kDecodeOperandAlignment == 0 && p.b_address_mod16 % kDecodeOperandAlignment == 0 &&
+               p.scales_address_mod4 % kDecodeScalesAlignment == 0,
            "A and B 16-byte, weight_scale 4-byte aligned (A % 16 = " + std::to_string(p.a_address_mod16) +
                ", B % 16 = " + std::to_string(p.b_address_mod16) +
                ", weight_scale % 4 = " + std::to_string(p.scales_address_mod4) + ")",
@@ -39,7 +40,8 @@ std::vector<Check> decode_checks(const Problem& p) {
 
 std::vector<Check> gemv_mma_checks(const Problem& p, const Caps& caps) {
   return {{p.K % 128 == 0, "K % 128 == 0 (" + v("K", p.K) + ")", "decode_k_not_multiple_of_128"},
-          {caps.sm >= 80, "sm >= 80 (" + v("sm", caps.sm) + ")", "decode_sm_below_80"}};
+          {caps.sm >= kMinMmaSm, "sm >= " + std::to_string(kMinMmaSm) + " (" + v("sm", caps.sm) + ")",
+           "decode_sm_below_80"}};
 }
 
 Check gemv_scalar_k_check(const Problem& p) {
@@ -58,7 +60,7 @@ std::vector<Check> vec8_checks(const Problem& p) {
   return {{p.block_size % 2 == 0, "block_size even (" + v("block_size", p.block_size) + ")",
            "odd_block_size"},
           {p.K % 8 == 0, "K % 8 == 0 (" + v("K", p.K) + ")", "k_not_multiple_of_8"},
-          {p.b_address_mod16 % 4 == 0 && p.scratch_address_mod16 == 0,
+          {p.b_address_mod16 % kVec8CodesAlignment == 0 && p.scratch_address_mod16 % kVec8ScratchAlignment == 0,
            "B 4-byte and scratch 16-byte aligned (B % 4 = " + std::to_string(p.b_address_mod16 % 4) +
                ", scratch % 16 = " + std::to_string(p.scratch_address_mod16) + ")",
            "unaligned"}};

@@ -13,6 +13,8 @@ namespace nvfp4 {
 
 struct EmptyFill {
   static constexpr uint32_t kMaxBlockThreads = 256;
+  // Blocks in the grid at most; past kMaxBlocks * kMaxBlockThreads outputs a thread loops.
+  static constexpr uint32_t kMaxBlocks = 4096;
 
   struct Params {
     const uint16_t* bias;  // [N] or null
@@ -37,7 +39,7 @@ struct EmptyFill {
     const int64_t blocks = (p.M * p.N + kMaxBlockThreads - 1) / kMaxBlockThreads;
     nvh::LaunchShape s;
     s.block = {kMaxBlockThreads, 1, 1};
-    s.grid = {static_cast<uint32_t>(blocks < 4096 ? blocks : 4096), 1, 1};
+    s.grid = {static_cast<uint32_t>(blocks < kMaxBlocks ? blocks : kMaxBlocks), 1, 1};
     return s;
   }
 };

@@ -186,6 +186,7 @@ struct ActGlobalScale {
 
 struct ActQuantize {
   static constexpr uint32_t kMaxBlockThreads = 256;
+  static constexpr int64_t kMaxBlocks = 4096;  // past kMaxBlocks * kMaxBlockThreads blocks of 16 a thread loops
 
   struct Params {
     const uint16_t* A;  // [M, K], K % 16 == 0
@@ -232,7 +233,7 @@ struct ActQuantize {
   }
 
   static nvh::LaunchShape shape(const Params& p) {
-    return grid_stride_shape(p.M * (p.K / kActBlock), kMaxBlockThreads, 4096);
+    return grid_stride_shape(p.M * (p.K / kActBlock), kMaxBlockThreads, kMaxBlocks);
   }
 };
 
@@ -240,6 +241,7 @@ struct ActQuantize {
 // byte, so the padding is written (zero) too.
 struct ScaleRetile {
   static constexpr uint32_t kMaxBlockThreads = 256;
+  static constexpr int64_t kMaxBlocks = 4096;  // past kMaxBlocks * kMaxBlockThreads tiled bytes a thread loops
 
   struct Params {
     const uint8_t* row_major;
@@ -261,7 +263,7 @@ struct ScaleRetile {
   }
 
   static nvh::LaunchShape shape(const Params& p) {
-    return grid_stride_shape(tiled_scale_bytes(p.rows, p.cols), kMaxBlockThreads, 4096);
+    return grid_stride_shape(tiled_scale_bytes(p.rows, p.cols), kMaxBlockThreads, kMaxBlocks);
   }
 };
 

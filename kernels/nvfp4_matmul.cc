@@ -129,15 +129,9 @@ void run_gemv_scalar(nvh::Backend& backend, const MatmulArgs& a, const Problem& 
   }
 }
 
-// Warps the GEMV should keep busy: 32 per multiprocessor on a GPU (the host
-// executor reports none; any number does there).
-int64_t target_warps(const nvh::Backend& backend) {
-  // No branch coverage below: a GPU reports multiprocessors, the host executor none; gcov sees only the host.
-  return int64_t{backend.caps().multiprocessors > 0 ? backend.caps().multiprocessors : 4} * 32;  // LCOV_EXCL_BR_LINE
-}
-
 void run_gemv_mma(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) {
-  const GemvMma::Params params{gemv_operands(a, p), GemvMma::split_for(p.N, p.K, target_warps(backend))};
+  const GemvMma::Params params{gemv_operands(a, p),
+                               GemvMma::split_for(p.N, p.K, gemv_mma_target_warps(backend.caps().multiprocessors))};
   nvh::launch<GemvMma>(backend, GemvMma::shape(params), params);
 }
 
@@ -176,6 +170,11 @@ void run_prefill(nvh::Backend& backend, Route route, const MatmulArgs& a, const 
 }
 
 }  // namespace
+
+int64_t gemv_mma_target_warps(int multiprocessors) {
+  // No branch coverage below: a GPU reports multiprocessors, the host executor none; gcov sees only the host.
+  return int64_t{multiprocessors > 0 ? multiprocessors : 4} * 32;  // LCOV_EXCL_BR_LINE
+}
 
 RouteUnavailable::RouteUnavailable(Route route, std::string missing)
     : std::runtime_error(std::string("route ") + route_name(route) + " is hardware-gated here: needs " + missing),

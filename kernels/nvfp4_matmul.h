@@ -46,6 +46,11 @@ Decision run_matmul(nvh::Backend& backend, const MatmulArgs& args, const Options
 // prefill_scalar. No record is made.
 void run_dequant(nvh::Backend& backend, Route prefill_route, const MatmulArgs& args, void* scratch);
 
+// Warps gemv_mma's split-K should keep busy (GemvMma::split_for): 32 per
+// multiprocessor on a GPU; the host executor reports none, and any number
+// does there, so it counts as 4.
+int64_t gemv_mma_target_warps(int multiprocessors);
+
 // Bytes the prefill routes need for the dequant scratch.
 std::size_t scratch_bytes(const Problem& problem);
 

@@ -1,7 +1,23 @@
 #include "properties/families.h"
 
 #include <algorithm>
+#include <climits>
+#include <iterator>
+#include <map>
+#include <set>
 #include <sstream>
+#include <utility>
+
+#include "kernels/bias_round.cuh"
+#include "kernels/dispatch.h"
+#include "kernels/empty.cuh"
+#include "kernels/gemv_mma.cuh"
+#include "kernels/gemv_scalar.cuh"
+#include "kernels/native_sm120.cuh"
+#include "kernels/nvfp4_matmul.h"
+#include "kernels/prefill_scalar.cuh"
+#include "kernels/prefill_vec8.cuh"
+#include "kernels/scale_layout.h"
 
 namespace nvfp4 {
 namespace {
@@ -284,9 +300,604 @@ Family value_class() {
   return f;
 }
 
+// ---- aims: what the geometry, capability and alignment families prove they reach ----
+
+using AimPredicate = std::function<bool(const CaseSpec&, const CaseVerdict&, const AimContext&)>;
+using AimGate = std::function<std::string(const AimContext&)>;
+
+std::string reachable_everywhere(const AimContext&) { return ""; }
+
+// Adds an aim; returns its index for aimed().
+std::size_t add_aim(Family& f, std::string claim, AimPredicate reached, AimGate unreachable = reachable_everywhere) {
+  f.aims.push_back(Aim{std::move(claim), {}, std::move(reached), std::move(unreachable)});
+  return f.aims.size() - 1;
+}
+
+// Adds an example to the family, naming it in each of `aims`; an example
+// already there (the same name is the same case) is named, not added again.
+void aimed(Family& f, CaseSpec spec, std::initializer_list<std::size_t> aims) {
+  spec.family = f.name;
+  const std::string name = spec.name();
+  for (std::size_t a : aims) f.aims.at(a).cases.push_back(name);
+  const bool known = std::any_of(f.examples.begin(), f.examples.end(), [&](const CaseSpec& e) { return e.name() == name; });
+  if (!known) f.examples.push_back(std::move(spec));
+}
+
+bool took(const CaseVerdict& v, Route r) { return v.outcome == Outcome::ok && v.decision.route == r; }
+bool took_reason(const CaseVerdict& v, Route r, const char* reason) { return took(v, r) && v.decision.reason == reason; }
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+// ---- geometry: every launch-geometry cap and loop bound of the kernels ----
+//
+// Each case is computed from the kernel's own constants and shape(), and its
+// aim checks the same shape() for the case as it ran. The caps, by kernel:
+//   empty.cuh        EmptyFill: grid.x <= kMaxBlocks (4096) blocks of 256, a grid-stride loop.
+//   prefill_vec8.cuh PrefillVec8: grid.y <= kMaxGridRows (65535), kRowsPerThread (4) rows a
+//                    thread, the row loop's second trip and its break inside a group; threads
+//                    past K / 8 chunks leave.
+//   prefill_scalar.cuh PrefillScalar: grid.x <= 32 blocks per multiprocessor (8 x 32 on the
+//                    host executor), kBytesPerTrip (2) bytes a trip, a trip without its second
+//                    byte; 64-bit indices past 2^30 packed bytes (kernels/large_problem_test.cc,
+//                    GPU only: its scratch alone is 4 GiB).
+//   bias_round.cuh   BiasRound: grid.y <= kMaxGridRows (65535) rows; the GPU's GEMM step only.
+//   gemv_scalar.cuh  rows per warp 4/2/1 by N; lanes taking several 16-value scale blocks
+//                    (K > 32 * 16) or none (K < 32 * 16); warps past N in the last block.
+//   gemv_mma.cuh     split-K 1/2/4/8 (split_for: stages, or tiles against the target warps);
+//                    a half last stage (K % kStageK == kStepK); A pre-paired or through the
+//                    L1 (activations_fit); wide or 4-byte scale copies (wide_scales); warps
+//                    past the last tile; rows past N in a tile; fragment columns past M.
+//   native_sm120.cuh ActAmaxPartial <= kMaxBlocks (1024) blocks, ActGlobalScale's lanes
+//                    folding several partials, ActQuantize and ScaleRetile <= kMaxBlocks
+//                    (4096): an sm_12x GPU only (hardware-gated elsewhere).
+
+// Caps that scale with the device's multiprocessors (prefill_scalar's grid,
+// gemv_mma's target warps) are crossed by cases sized for the host executor,
+// which the launchers count as a small device: sized for an H200 they took
+// the host minutes, mostly in the reference. On a GPU whose count needs
+// larger cases those aims are reported unreachable, with the size they need.
+constexpr int kHostMultiprocessors = 0;  // what the host executor reports
+constexpr int64_t kWarpLanes = 32;
+constexpr int64_t kGemvBlock = 16;     // the GEMVs' block_size: one E4M3 scale per 16 values
+constexpr int64_t kMmaTileRows = 16;   // rows of W in one gemv_mma tile (the mma's m16)
+
+// A pointer in an operand's address class, for the kernels' alignment tests
+// (they read only the address; nothing is dereferenced).
+template <class T>
+T* in_class(uint32_t mod16) {
+  return reinterpret_cast<T*>(uintptr_t{256} + mod16);
+}
+
+EmptyFill::Params fill_params(const CaseSpec& s) { return {nullptr, nullptr, s.M, s.N, half_kind(s.dtype)}; }
+DequantParams vec8_params(const CaseSpec& s) {
+  return {nullptr, nullptr, nullptr, nullptr, s.N, s.K, s.block_size, ceil_div(s.K, s.block_size), half_kind(s.dtype)};
+}
+PrefillScalar::Params scalar_params(const CaseSpec& s, uint32_t scratch_mod16) {
+  return PrefillScalar::make_params(nullptr, nullptr, nullptr, in_class<uint16_t>(scratch_mod16), s.N, s.K,
+                                    s.block_size, half_kind(s.dtype));
+}
+GemvMma::Params mma_params(const CaseSpec& s, uint32_t scales_mod16, const AimContext& c) {
+  GemvMma::Params p{};
+  p.scales = in_class<const uint8_t>(scales_mod16);
+  p.M = s.M;
+  p.N = s.N;
+  p.K = s.K;
+  p.kind = half_kind(s.dtype);
+  p.split = GemvMma::split_for(s.N, s.K, gemv_mma_target_warps(c.multiprocessors));
+  return p;
+}
+
+// PrefillScalar's threads (its capped grid) on a device with `multiprocessors`.
+int64_t scalar_threads(int multiprocessors) {
+  const PrefillScalar::Params huge = PrefillScalar::make_params(nullptr, nullptr, nullptr, nullptr, INT32_MAX, 1, 16,
+                                                                nvh::HalfKind::fp16);
+  return int64_t{PrefillScalar::shape(huge, multiprocessors).grid.x} * PrefillScalar::kMaxBlockThreads;
+}
+
+void geometry_empty(Family& f) {
+  const int64_t cap = int64_t{EmptyFill::kMaxBlocks} * EmptyFill::kMaxBlockThreads;
+  const auto at = add_aim(f, "EmptyFill at its cap, one output per thread: grid.x == kMaxBlocks (" + str(EmptyFill::kMaxBlocks) +
+                                 "), M * N == kMaxBlocks * kMaxBlockThreads",
+                          [cap](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                            return took(v, Route::empty) && EmptyFill::shape(fill_params(s)).grid.x == EmptyFill::kMaxBlocks &&
+                                   s.M * s.N == cap;
+                          });
+  const auto past = add_aim(f, "EmptyFill past its cap: grid.x == kMaxBlocks, M * N > grid.x * block.x, threads loop",
+                            [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                              const nvh::LaunchShape g = EmptyFill::shape(fill_params(s));
+                              return took(v, Route::empty) && g.grid.x == EmptyFill::kMaxBlocks &&
+                                     s.M * s.N > int64_t{g.grid.x} * g.block.x;
+                            });
+  aimed(f, make_case("", 4, cap / 4, 0, 16, DType::fp16, true, false, 1), {at});
+  aimed(f, make_case("", 3, cap / 3 + 1, 0, 16, DType::bf16, true, false, 2), {past});  // bias index wraps rows
+}
+
+void geometry_prefill_vec8(Family& f) {
+  const int64_t rows = int64_t{PrefillVec8::kMaxGridRows} * PrefillVec8::kRowsPerThread;
+  const auto capped = [](const CaseSpec& s, const CaseVerdict& v) {
+    return took(v, Route::prefill_vec8) && PrefillVec8::shape(vec8_params(s)).grid.y == PrefillVec8::kMaxGridRows;
+  };
+  const auto at = add_aim(f, "PrefillVec8 at its row cap: grid.y == kMaxGridRows (" + str(PrefillVec8::kMaxGridRows) +
+                                 "), N == kMaxGridRows * kRowsPerThread: one whole group a thread",
+                          [capped, rows](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                            return capped(s, v) && s.N == rows;
+                          });
+  const auto past = add_aim(
+      f, "PrefillVec8 past its row cap: grid.y == kMaxGridRows, N > kMaxGridRows * kRowsPerThread: the row loop's "
+         "second trip, whose group breaks after its first row",
+      [capped, rows](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+        return capped(s, v) && s.N > rows && s.N <= rows + PrefillVec8::kMaxGridRows;
+      });
+  // K of one 8-value chunk, M = 1: decode is skipped (K % 32 != 0), so prefill_vec8 runs.
+  const int64_t chunk = 8 * PrefillVec8::kWords;
+  aimed(f, make_case("", 1, rows, chunk, 16, DType::fp16, false, false, 1), {at});
+  aimed(f, make_case("", 1, rows + 1, chunk, 16, DType::bf16, true, false, 2), {past});
+}
+
+void geometry_prefill_scalar(Family& f) {
+  const auto trips = add_aim(
+      f, "PrefillScalar at its grid cap (32 blocks per multiprocessor): every thread makes two or more trips "
+         "(N * row_bytes >= 3 * threads) and some trip lacks its second byte (N * row_bytes % (2 * threads) != 0)",
+      [](const CaseSpec& s, const CaseVerdict& v, const AimContext& c) {
+        const PrefillScalar::Params p = scalar_params(s, v.addresses.scratch);
+        const nvh::LaunchShape g = PrefillScalar::shape(p, c.multiprocessors);
+        const int64_t total = p.N * p.row_bytes, threads = int64_t{g.grid.x} * g.block.x;
+        return took(v, Route::prefill_scalar) && ceil_div(total, PrefillScalar::kMaxBlockThreads) > g.grid.x &&
+               total >= 3 * threads && total % (PrefillScalar::kBytesPerTrip * threads) != 0;
+      },
+      [](const AimContext& c) -> std::string {
+        const int64_t threads = scalar_threads(c.multiprocessors);
+        if (threads <= scalar_threads(kHostMultiprocessors)) return "";
+        return "sized for the host executor's grid; this device's needs N * row_bytes >= " + str(3 * threads);
+      });
+  // K = 1 (one packed byte a row, K % 8 != 0: prefill_scalar) and 3.5 times
+  // the threads of the host executor's capped grid.
+  const int64_t threads = scalar_threads(kHostMultiprocessors);
+  aimed(f, make_case("", 1, 3 * threads + threads / 2, 1, 16, DType::fp16, true, false, 1), {trips});
+}
+
+void geometry_bias_round(Family& f) {
+  const auto rows = add_aim(
+      f, "BiasRound past its row cap: the GPU GEMM step adds the bias in BiasRound (K = 1 is too narrow for the "
+         "epilogue's rounding probe) with grid.y == kMaxGridRows (" + str(BiasRound::kMaxGridRows) + ") < M",
+      [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+        const std::string& variant = v.decision.variant;
+        const std::string tail = "bias_round";
+        const BiasRound::Params p{nullptr, nullptr, nullptr, s.M, s.N, half_kind(s.dtype)};
+        return v.outcome == Outcome::ok && variant.size() >= tail.size() &&
+               variant.compare(variant.size() - tail.size(), tail.size(), tail) == 0 &&
+               BiasRound::shape(p).grid.y == BiasRound::kMaxGridRows && s.M > BiasRound::kMaxGridRows;
+      },
+      [](const AimContext& c) -> std::string {
+        if (c.kind != nvh::BackendKind::host) return "";
+        return "the host executor's GEMM step is host_fp32_loop (kernels/gemm_step_host.cc); BiasRound runs only "
+               "in the GPU's";
+      });
+  aimed(f, make_case("", BiasRound::kMaxGridRows + 1, 2, 1, 16, DType::bf16, true, false, 1), {rows});
+}
+
+void geometry_gemv_scalar(Family& f) {
+  const int64_t lanes_blocks = kWarpLanes * kGemvBlock;  // K where every lane has exactly one scale block
+  std::size_t rows[5] = {};
+  for (int r : {4, 2, 1}) {
+    rows[r] = add_aim(f, "gemv_scalar with " + str(r) + " rows per warp (gemv_scalar_rows_per_warp(N))",
+                      [r](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                        return took(v, Route::gemv_scalar) && gemv_scalar_rows_per_warp(s.N) == r &&
+                               v.decision.variant == "rows" + str(r);
+                      });
+  }
+  const auto blocks = [](const CaseSpec& s) { return s.K / kGemvBlock; };
+  const auto several = add_aim(f, "gemv_scalar lanes take several scale blocks, loading the next while computing one (K > " +
+                                      str(lanes_blocks) + ")",
+                               [blocks](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                                 return took(v, Route::gemv_scalar) && blocks(s) > kWarpLanes;
+                               });
+  const auto uneven = add_aim(f, "gemv_scalar lanes take unequal numbers of scale blocks (K / 16 > 32, K / 16 % 32 != 0)",
+                              [blocks](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                                return took(v, Route::gemv_scalar) && blocks(s) > kWarpLanes && blocks(s) % kWarpLanes != 0;
+                              });
+  const auto one_each = add_aim(f, "gemv_scalar lanes take exactly one scale block each (K == " + str(lanes_blocks) + ")",
+                                [blocks](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                                  return took(v, Route::gemv_scalar) && blocks(s) == kWarpLanes;
+                                });
+  const auto idle = add_aim(f, "gemv_scalar lanes past the row's last scale block load nothing (K < " + str(lanes_blocks) + ")",
+                            [blocks](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                              return took(v, Route::gemv_scalar) && blocks(s) < kWarpLanes;
+                            });
+  const auto warps = [](const CaseSpec& s) {
+    const int r = gemv_scalar_rows_per_warp(s.N);
+    GemvScalar::Params p{};
+    p.N = s.N;
+    return std::pair<int64_t, int64_t>{ceil_div(s.N, r), int64_t{GemvScalar::shape(p, r).grid.x} * GemvScalar::kWarpsPerBlock};
+  };
+  const auto past = add_aim(f, "gemv_scalar warps past N leave (the last block of kWarpsPerBlock warps is not full)",
+                            [warps](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                              const auto [needed, launched] = warps(s);
+                              return took(v, Route::gemv_scalar) && launched > needed;
+                            });
+  const auto full = add_aim(f, "gemv_scalar blocks all full (warps a multiple of kWarpsPerBlock)",
+                            [warps](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                              const auto [needed, launched] = warps(s);
+                              return took(v, Route::gemv_scalar) && launched == needed;
+                            });
+  const int64_t w = GemvScalar::kWarpsPerBlock;
+  // K a multiple of 32 but not of 128 (gemv_mma skipped); or K % 128 == 0 on
+  // a simulated device below gemv_mma's sm.
+  Caps below_mma;
+  below_mma.sm = kMinMmaSm - 1;
+  const int64_t K_several = lanes_blocks + 2 * kGemvBlock, K_few = 6 * kGemvBlock;
+  aimed(f, make_case("", 3, 4 * (2 * w + 1), K_few, 16, DType::fp16, true, true, 1), {rows[4], idle, past});
+  aimed(f, make_case("", 2, 2 * (2 * w + 1), K_several, 16, DType::bf16, false, false, 2), {rows[2], several, uneven, past});
+  aimed(f, make_case("", 7, w + 1, K_several, 16, DType::fp16, true, false, 3), {rows[1], several, uneven, past});
+  CaseSpec exact_lanes = make_case("", 8, 4 * w, lanes_blocks, 16, DType::bf16, true, true, 4);
+  exact_lanes.options.simulated_caps = below_mma;
+  aimed(f, exact_lanes, {rows[4], one_each, full});
+  CaseSpec two_each = make_case("", 4, 2 * (2 * w + 1), 2 * lanes_blocks, 16, DType::fp16, false, false, 5);
+  two_each.options.simulated_caps = below_mma;
+  aimed(f, two_each, {rows[2], several, past});
+}
+
+void geometry_gemv_mma(Family& f) {
+  const auto split_is = [](const CaseSpec& s, const CaseVerdict& v, const AimContext& c) {
+    return mma_params(s, v.addresses.weight_scale, c).split;
+  };
+  std::size_t split[GemvMma::kWarps + 1] = {};
+  for (uint32_t n = 1; n <= GemvMma::kWarps; n *= 2) {
+    split[n] = add_aim(f, "gemv_mma split-K " + str(n) + " (split_for, bound by the row's stages, or by kWarps)",
+                       [n, split_is](const CaseSpec& s, const CaseVerdict& v, const AimContext& c) {
+                         return took(v, Route::gemv_mma) && split_is(s, v, c) == n &&
+                                (n == GemvMma::kWarps || GemvMma::stage_count(s.K) < 2 * int64_t{n});
+                       });
+  }
+  const auto by_tiles = add_aim(
+      f, "gemv_mma split-K bound by the tiles: split_for stops at tiles * split >= the backend's target warps with "
+         "stages to spare",
+      [split_is](const CaseSpec& s, const CaseVerdict& v, const AimContext& c) {
+        const uint32_t n = split_is(s, v, c);
+        return took(v, Route::gemv_mma) && n < GemvMma::kWarps && GemvMma::stage_count(s.K) >= 2 * n &&
+               ceil_div(s.N, kMmaTileRows) * n >= gemv_mma_target_warps(c.multiprocessors);
+      },
+      [](const AimContext& c) -> std::string {
+        const int64_t target = gemv_mma_target_warps(c.multiprocessors);
+        if (target <= gemv_mma_target_warps(kHostMultiprocessors)) return "";
+        return "sized for the host executor's target warps; this device's target of " + str(target) +
+               " needs N >= " + str(kMmaTileRows * target);
+      });
+  const auto half = add_aim(f, "gemv_mma's last stage is a half stage (K % kStageK == kStepK)",
+                            [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                              return took(v, Route::gemv_mma) && s.K % GemvMma::kStageK == GemvMma::kStepK;
+                            });
+  std::size_t prepaired[2] = {}, wide[2] = {};
+  for (bool yes : {false, true}) {
+    prepaired[yes] = add_aim(f, std::string("gemv_mma ") + (yes ? "pre-pairs A in shared memory" : "reads A through the L1") +
+                                    " (activations_fit: M * (2K + 64) <= kMaxPrePairedBytes = " +
+                                    str(GemvMma::kMaxPrePairedBytes) + (yes ? ")" : " fails)"),
+                             [yes](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                               return took(v, Route::gemv_mma) && GemvMma::activations_fit(s.M, s.K) == yes;
+                             });
+    wide[yes] = add_aim(f, std::string("gemv_mma copies scales ") + (yes ? "16 bytes a row (wide_scales)" : "4 bytes a lane (wide_scales fails)"),
+                        [yes](const CaseSpec& s, const CaseVerdict& v, const AimContext& c) {
+                          return took(v, Route::gemv_mma) && GemvMma::wide_scales(mma_params(s, v.addresses.weight_scale, c)) == yes;
+                        });
+  }
+  const auto idle_warps = add_aim(f, "gemv_mma warps past the last tile (tiles % (kWarps / split) != 0)",
+                                  [](const CaseSpec& s, const CaseVerdict& v, const AimContext& c) {
+                                    const GemvMma::Params p = mma_params(s, v.addresses.weight_scale, c);
+                                    const int64_t tiles = ceil_div(s.N, kMmaTileRows), per_block = GemvMma::kWarps / p.split;
+                                    return took(v, Route::gemv_mma) &&
+                                           int64_t{GemvMma::shape(p).grid.x} * per_block > tiles;
+                                  });
+  const auto rows_past = add_aim(f, "gemv_mma's last tile runs past N (N % 16 != 0: its rows copy row N - 1)",
+                                 [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                                   return took(v, Route::gemv_mma) && s.N % kMmaTileRows != 0;
+                                 });
+  const auto cols_past = add_aim(f, "gemv_mma fragment columns past M read row M - 1 and are not stored (M < 8)",
+                                 [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                                   return took(v, Route::gemv_mma) && s.M < 8;
+                                 });
+  const int64_t stage = GemvMma::kStageK, step = GemvMma::kStepK;
+  // The smallest K (in steps; an odd number of steps when `half`) whose A of M rows does not fit to be pre-paired.
+  const auto no_fit_K = [step](int64_t M, bool half) {
+    int64_t K = step;
+    while (GemvMma::activations_fit(M, K) || (K / step % 2 == 1) != half) K += step;
+    return K;
+  };
+  const int64_t tile = kMmaTileRows;
+  aimed(f, make_case("", 1, tile, stage, 16, DType::fp16, true, true, 1), {split[1], prepaired[1], wide[1], cols_past});
+  aimed(f, make_case("", 5, 2 * tile + 8, step, 16, DType::bf16, true, false, 2),
+        {split[1], half, wide[0], idle_warps, rows_past, cols_past});
+  aimed(f, make_case("", 8, tile, 2 * stage - step, 16, DType::fp16, false, true, 3), {split[2], half, wide[0]});
+  aimed(f, make_case("", 2, 3 * tile, 4 * stage, 16, DType::bf16, true, false, 4), {split[4], wide[1], idle_warps});
+  aimed(f, make_case("", 3, tile, 8 * stage, 16, DType::fp16, false, false, 5), {split[8], wide[1]});
+  aimed(f, make_case("", 4, tile + 4, 16 * stage - step, 16, DType::bf16, true, false, 6), {split[8], half, rows_past});
+  aimed(f, make_case("", 8, tile, no_fit_K(8, false), 16, DType::bf16, true, false, 7), {prepaired[0], wide[1]});
+  aimed(f, make_case("", 3, tile, no_fit_K(3, true), 16, DType::fp16, false, false, 8), {prepaired[0], half, wide[0]});
+  // As many tiles as the host executor's target warps, two stages a row.
+  aimed(f, make_case("", 1, tile * gemv_mma_target_warps(kHostMultiprocessors), 2 * stage - step, 16, DType::fp16,
+                     false, false, 9),
+        {by_tiles, half, wide[0]});
+}
+
+void geometry_native(Family& f) {
+  const AimGate gated = [](const AimContext& c) -> std::string {
+    return c.native_missing.empty() ? "" : "native_sm120 is hardware-gated here: needs " + c.native_missing;
+  };
+  const auto quant = add_aim(
+      f, "native_sm120's activation quantizer past its caps: ActAmaxPartial at kMaxBlocks (" +
+             str(ActAmaxPartial::kMaxBlocks) + ") with M * K past its threads, ActGlobalScale's lanes folding several "
+             "partials, ActQuantize at kMaxBlocks (" + str(ActQuantize::kMaxBlocks) + ") with M * K / 16 past its threads",
+      [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+        const nvh::HalfKind k = half_kind(s.dtype);
+        const nvh::LaunchShape amax = ActAmaxPartial::shape({nullptr, s.M * s.K, k, nullptr});
+        const nvh::LaunchShape quantize = ActQuantize::shape({nullptr, s.M, s.K, k, nullptr, nullptr, nullptr, true});
+        return took(v, Route::native_sm120) && amax.grid.x == ActAmaxPartial::kMaxBlocks &&
+               s.M * s.K > int64_t{amax.grid.x} * amax.block.x && amax.grid.x > ActGlobalScale::kMaxBlockThreads &&
+               quantize.grid.x == ActQuantize::kMaxBlocks && s.M * s.K / kActBlock > int64_t{quantize.grid.x} * quantize.block.x;
+      },
+      gated);
+  const auto retile = add_aim(
+      f, "native_sm120's ScaleRetile past its cap: kMaxBlocks (" + str(ScaleRetile::kMaxBlocks) +
+             ") blocks with the weights' tiled scales past its threads",
+      [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+        const ScaleRetile::Params p{nullptr, s.N, s.K / kActBlock, nullptr};
+        const nvh::LaunchShape g = ScaleRetile::shape(p);
+        return took(v, Route::native_sm120) && g.grid.x == ScaleRetile::kMaxBlocks &&
+               tiled_scale_bytes(p.rows, p.cols) > int64_t{g.grid.x} * g.block.x;
+      },
+      gated);
+  Caps native;
+  native.sm = kNativeSmFirst;
+  native.native_fp4 = true;
+  const int64_t K = 4096, quant_threads = ActQuantize::kMaxBlocks * ActQuantize::kMaxBlockThreads;
+  CaseSpec big_m = make_case("", quant_threads * kActBlock / K + 1, 32, K, 16, DType::bf16, false, false, 1);
+  int64_t N = 32;  // the native route's N % 32 == 0
+  while (tiled_scale_bytes(N, K / kActBlock) <= ScaleRetile::kMaxBlocks * ScaleRetile::kMaxBlockThreads) N += 32;
+  CaseSpec big_n = make_case("", 9, N, K, 16, DType::fp16, true, false, 2);
+  for (CaseSpec* s : {&big_m, &big_n}) {
+    s->options.native_opt_in = true;
+    s->options.simulated_caps = native;
+  }
+  aimed(f, big_m, {quant});
+  aimed(f, big_n, {retile});
+}
+
+Family geometry() {
+  Family f{"geometry", "every kernel's launch-geometry caps and loop bounds crossed, sizes from the kernels' shape()",
+           {}, rc::gen::just(CaseSpec{}), {}};  // random is set below
+  geometry_empty(f);
+  geometry_prefill_vec8(f);
+  geometry_prefill_scalar(f);
+  geometry_bias_round(f);
+  geometry_gemv_scalar(f);
+  geometry_gemv_mma(f);
+  geometry_native(f);
+  // Random decode geometry (small, cheap): rows per warp, scale blocks per
+  // lane, split-K and half stages vary with N and K.
+  f.random = cases(f.name, [](const std::vector<int64_t>& d) { return make_case("", d[0], d[1], 32 * d[2], 16, DType::fp16, false, false, 1); },
+                   dims({in(1, 8), in(1, 72), uniform(1, 72)}));
+  f.targets = {{{Route::gemv_mma, Route::gemv_scalar}, 1.0}, {{Route::gemv_mma}, 0.1}, {{Route::gemv_scalar}, 0.4}};
+  return f;
+}
+
+// ---- capability: every threshold the dispatcher tests on the device ----
+
+Caps simulated(int sm, bool native_fp4) {
+  Caps c;
+  c.sm = sm;
+  c.native_fp4 = native_fp4;
+  return c;
+}
+
+bool native_passed_over_for(const CaseVerdict& v, const char* predicate) {
+  return took_reason(v, Route::prefill_vec8, "m_above_8") &&
+         v.decision.detail.find(std::string("native_sm120 opted in but passed over: ") + predicate) != std::string::npos;
+}
+
+Family capability() {
+  Family f{"capability", "each capability the dispatcher tests, simulated at its threshold and one past",
+           {}, rc::gen::just(CaseSpec{}), {}};  // random is set below
+  const auto at_sm = [](const CaseSpec& s, int sm) { return s.options.simulated_caps && s.options.simulated_caps->sm == sm; };
+  const auto mma = add_aim(f, "sm == kMinMmaSm (" + str(kMinMmaSm) + "): gemv_mma for decode_mma",
+                           [at_sm](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                             return at_sm(s, kMinMmaSm) && took_reason(v, Route::gemv_mma, "decode_mma");
+                           });
+  const auto below_mma = add_aim(f, "sm == kMinMmaSm - 1: gemv_scalar for decode_sm_below_80",
+                                 [at_sm](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                                   return at_sm(s, kMinMmaSm - 1) && took_reason(v, Route::gemv_scalar, "decode_sm_below_80");
+                                 });
+  // The dispatcher's choice of native_sm120, which runs where the device has it and is NOT_SUPPORTED elsewhere.
+  const auto native_at = [at_sm](int sm) {
+    return [at_sm, sm](const CaseSpec& s, const CaseVerdict& v, const AimContext& c) {
+      const bool ran = c.native_missing.empty() ? v.outcome == Outcome::ok : v.outcome == Outcome::not_supported;
+      return at_sm(s, sm) && s.options.simulated_caps->native_fp4 && ran && v.decision.route == Route::native_sm120 &&
+             v.decision.reason == "native_opted_in";
+    };
+  };
+  const auto first = add_aim(f, "sm == kNativeSmFirst (" + str(kNativeSmFirst) + ") with native FP4, opted in: native_sm120 for native_opted_in",
+                             native_at(kNativeSmFirst));
+  const auto last = add_aim(f, "sm == kNativeSmEnd - 1 (" + str(kNativeSmEnd - 1) + ") with native FP4, opted in: native_sm120 for native_opted_in",
+                            native_at(kNativeSmEnd - 1));
+  const auto passed_over = [at_sm](int sm, bool fp4, const char* predicate) {
+    return [at_sm, sm, fp4, predicate](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+      return at_sm(s, sm) && s.options.simulated_caps->native_fp4 == fp4 && native_passed_over_for(v, predicate);
+    };
+  };
+  const auto before = add_aim(f, "sm == kNativeSmFirst - 1 with native FP4, opted in: passed over (sm 12.x fails), prefill_vec8",
+                              passed_over(kNativeSmFirst - 1, true, "sm 12.x"));
+  const auto after = add_aim(f, "sm == kNativeSmEnd (" + str(kNativeSmEnd) + ") with native FP4, opted in: passed over (sm 12.x fails), prefill_vec8",
+                             passed_over(kNativeSmEnd, true, "sm 12.x"));
+  const auto no_fp4 = add_aim(f, "sm == kNativeSmFirst without native FP4, opted in: passed over (block-scaled FP4 matmul available fails), prefill_vec8",
+                              passed_over(kNativeSmFirst, false, "block-scaled FP4 matmul available"));
+
+  for (int sm : {kMinMmaSm, kMinMmaSm - 1}) {
+    CaseSpec c = make_case("", 4, 16, 256, 16, DType::fp16, true, true, 1);
+    c.options.simulated_caps = simulated(sm, false);
+    aimed(f, c, {sm == kMinMmaSm ? mma : below_mma});
+  }
+  const struct {
+    int sm;
+    bool fp4;
+    std::size_t aim;
+  } native_cases[] = {{kNativeSmFirst - 1, true, before}, {kNativeSmFirst, true, first}, {kNativeSmEnd - 1, true, last},
+                      {kNativeSmEnd, true, after},       {kNativeSmFirst, false, no_fp4}};
+  for (const auto& n : native_cases) {
+    CaseSpec c = make_case("", 16, 32, 64, 16, DType::bf16, true, false, 2);
+    c.options.native_opt_in = true;
+    c.options.simulated_caps = simulated(n.sm, n.fp4);
+    aimed(f, c, {n.aim});
+  }
+  // Random: sm at and around each threshold, native FP4 and the opt-in
+  // either way, except that native_sm120 is never chosen (it runs on an
+  // sm_12x GPU only; the examples above take it).
+  f.random = cases(f.name,
+                   [](const std::vector<int64_t>& d) {
+                     const int sm = static_cast<int>(d[3]);
+                     const bool sm12x = sm >= kNativeSmFirst && sm < kNativeSmEnd;
+                     CaseSpec c = make_case("", d[0], d[1], d[2], 16, DType::fp16, false, false, 1);
+                     c.options.simulated_caps = simulated(sm, d[4] == 1 && !sm12x);
+                     c.options.native_opt_in = d[5] == 1;
+                     return c;
+                   },
+                   dims({uniform(1, 12), in(1, 64), one_of({64, 96, 128, 160, 256, 512}),
+                         one_of({kMinMmaSm - 2, kMinMmaSm - 1, kMinMmaSm, kMinMmaSm + 1, kNativeSmFirst - 1, kNativeSmFirst,
+                                 kNativeSmEnd - 1, kNativeSmEnd, kNativeSmEnd + 1}),
+                         uniform(0, 1), uniform(0, 1)}));
+  f.targets = {{{Route::gemv_mma}, 0.1}, {{Route::gemv_scalar}, 0.15}, {{Route::prefill_vec8}, 0.1}};
+  return f;
+}
+
+// ---- alignment: every operand through every alignment class its type allows ----
+
+struct Operand {
+  const char* name;
+  uint32_t step;  // the element size: offsets 0, step, 2 * step, ... below 16
+  uint32_t CaseSpec::*offset;
+  uint32_t AddressClasses::*address;
+};
+
+const Operand kOperands[] = {
+    {"A", 2, &CaseSpec::a_offset, &AddressClasses::A},
+    {"B", 1, &CaseSpec::b_offset, &AddressClasses::B},
+    {"weight_scale", 1, &CaseSpec::scales_offset, &AddressClasses::weight_scale},
+    {"weight_scale_2", 4, &CaseSpec::scale2_offset, &AddressClasses::weight_scale_2},
+    {"bias", 2, &CaseSpec::bias_offset, &AddressClasses::bias},
+    {"Y", 2, &CaseSpec::y_offset, &AddressClasses::Y},
+    {"scratch", 2, &CaseSpec::scratch_offset, &AddressClasses::scratch},
+};
+
+// What the dispatcher and kernels do with an operand at an address class.
+struct ClassOutcome {
+  std::string says;
+  std::function<bool(const CaseSpec&, const CaseVerdict&, const AimContext&)> holds;
+};
+
+ClassOutcome class_outcome(const std::string& operand, uint32_t c) {
+  const auto route = [](Route r, const char* reason) {
+    return [r, reason](const CaseSpec&, const CaseVerdict& v, const AimContext&) { return took_reason(v, r, reason); };
+  };
+  if (operand == "A") {
+    if (c % kDecodeOperandAlignment == 0) return {"the decode GEMV runs", route(Route::gemv_mma, "decode_mma")};
+    return {"decode steps aside (decode_unaligned)", route(Route::prefill_vec8, "decode_unaligned")};
+  }
+  if (operand == "B") {
+    if (c % kDecodeOperandAlignment == 0) return {"the decode GEMV runs", route(Route::gemv_mma, "decode_mma")};
+    if (c % kVec8CodesAlignment == 0) return {"decode steps aside, prefill_vec8 runs", route(Route::prefill_vec8, "decode_unaligned")};
+    return {"decode and prefill_vec8 step aside (unaligned)", route(Route::prefill_scalar, "unaligned")};
+  }
+  if (operand == "weight_scale") {
+    if (c % kDecodeScalesAlignment != 0) return {"decode steps aside (decode_unaligned)", route(Route::prefill_vec8, "decode_unaligned")};
+    const bool wide = c % 16 == 0;
+    return {std::string("gemv_mma runs with ") + (wide ? "wide (16-byte)" : "4-byte") + " scale copies",
+            [wide](const CaseSpec& s, const CaseVerdict& v, const AimContext& ctx) {
+              return took_reason(v, Route::gemv_mma, "decode_mma") &&
+                     GemvMma::wide_scales(mma_params(s, v.addresses.weight_scale, ctx)) == wide;
+            }};
+  }
+  if (operand == "scratch") {
+    if (c % kVec8ScratchAlignment == 0) return {"prefill_vec8 runs", route(Route::prefill_vec8, "m_above_8")};
+    const bool paired = c % 4 == 0;
+    return {std::string("prefill_scalar runs (unaligned), ") + (paired ? "storing byte pairs as one word" : "storing halves one by one"),
+            [paired](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+              return took_reason(v, Route::prefill_scalar, "unaligned") &&
+                     PrefillScalar::paired(scalar_params(s, v.addresses.scratch)) == paired;
+            }};
+  }
+  return {"", nullptr};  // weight_scale_2, bias, Y: no route tests them; every route must read or write them there
+}
+
+// The case each routing operand's classes run on: one every route's test sees.
+CaseSpec routing_case(const std::string& operand) {
+  if (operand == "scratch") return make_case("", 16, 16, 128, 16, DType::fp16, true, false, 1);
+  return make_case("", 4, 16, 256, 16, DType::fp16, true, false, 1);  // gemv_mma when aligned, K % 256 == 0
+}
+
+// The routes weight_scale_2, bias and Y are walked through, each on a case that takes it.
+struct RouteCase {
+  Route route;
+  CaseSpec spec;
+};
+std::vector<RouteCase> route_cases() {
+  return {{Route::gemv_mma, make_case("", 4, 16, 256, 16, DType::bf16, true, true, 2)},
+          {Route::gemv_scalar, make_case("", 3, 18, 96, 16, DType::fp16, true, false, 3)},
+          {Route::prefill_vec8, make_case("", 12, 16, 128, 16, DType::bf16, true, false, 4)},
+          {Route::prefill_scalar, make_case("", 12, 16, 100, 16, DType::fp16, true, false, 5)},
+          {Route::empty, make_case("", 3, 16, 0, 16, DType::bf16, true, false, 6)}};
+}
+
+Family alignment() {
+  Family f{"alignment", "every operand offset through every alignment class of its type, modulo 16",
+           {}, rc::gen::just(CaseSpec{}), {}};  // random is set below
+  for (const Operand& o : kOperands) {
+    const std::string name = o.name;
+    for (uint32_t c = 0; c < 16; c += o.step) {
+      uint32_t CaseSpec::*offset = o.offset;
+      uint32_t AddressClasses::*address = o.address;
+      const ClassOutcome outcome = class_outcome(name, c);
+      if (outcome.holds) {
+        const auto aim = add_aim(f, name + " at " + str(c) + " mod 16: " + outcome.says,
+                                 [address, c, holds = outcome.holds](const CaseSpec& s, const CaseVerdict& v, const AimContext& ctx) {
+                                   return v.addresses.*address == c && holds(s, v, ctx);
+                                 });
+        CaseSpec spec = routing_case(name);
+        spec.*offset = c;
+        aimed(f, spec, {aim});
+        continue;
+      }
+      for (const RouteCase& rc : route_cases()) {
+        if (name == "weight_scale_2" && rc.route == Route::empty) continue;  // EmptyFill does not read it
+        const Route r = rc.route;
+        const auto aim = add_aim(f, name + " at " + str(c) + " mod 16 on " + route_name(r),
+                                 [address, c, r](const CaseSpec&, const CaseVerdict& v, const AimContext&) {
+                                   return v.addresses.*address == c && took(v, r);
+                                 });
+        CaseSpec spec = rc.spec;
+        spec.*offset = c;
+        aimed(f, spec, {aim});
+      }
+    }
+  }
+  // Random: every operand at once, each aligned half the time and in a
+  // random class of its type otherwise.
+  f.random = cases(f.name,
+                   [](const std::vector<int64_t>& d) {
+                     CaseSpec c = make_case("", d[0], d[1], d[2], 16, DType::fp16, false, false, 1);
+                     for (std::size_t i = 0; i < std::size(kOperands); ++i) {
+                       const Operand& o = kOperands[i];
+                       const int64_t classes = 16 / o.step, pick = d[3 + i];
+                       c.*(o.offset) = pick < classes ? static_cast<uint32_t>(pick * o.step) : 0;
+                     }
+                     return c;
+                   },
+                   dims({uniform(1, 16), in(1, 48), one_of({96, 100, 128, 256}), uniform(0, 15), uniform(0, 31),
+                         uniform(0, 31), uniform(0, 7), uniform(0, 15), uniform(0, 15), uniform(0, 15)}));
+  f.targets = {{{Route::prefill_scalar}, 0.2}, {{Route::prefill_vec8}, 0.05}};
+  return f;
+}
+
 std::vector<Family> build_all() {
   return {decode(),  decode_miss(), prefill_vec8(), odd_block(),  k_tail(),
-          partial_scale_block(), m_boundary(), n_one(), misaligned(), empty(), value_class()};
+          partial_scale_block(), m_boundary(), n_one(), misaligned(), empty(),
+          value_class(), geometry(), capability(), alignment()};
 }
 
 }  // namespace
@@ -346,6 +957,57 @@ std::string check_class_targets(const Family& family, const std::vector<ClassRun
     }
   }
   return problems.str();
+}
+
+AimContext aim_context(const nvh::Backend& backend) {
+  AimContext c;
+  c.kind = backend.kind();
+  c.multiprocessors = backend.caps().multiprocessors;
+  c.native_missing = native_sm120_missing_capability(device_caps(backend));
+  return c;
+}
+
+bool ran_or_gated(const CaseVerdict& v, const AimContext& c) {
+  return v.outcome == Outcome::ok || (v.outcome == Outcome::not_supported && v.route == route_name(Route::native_sm120) &&
+                                      !c.native_missing.empty());
+}
+
+std::string check_aims(const Family& family, const std::vector<ExampleResult>& examples, const AimContext& context) {
+  std::ostringstream problems;
+  std::map<std::string, const ExampleResult*> by_name;
+  for (const ExampleResult& e : examples) by_name[e.spec.name()] = &e;
+  std::set<std::string> named;
+  for (const Aim& aim : family.aims) {
+    if (aim.cases.empty()) problems << family.name << ": aim \"" << aim.claim << "\" names no example; ";
+    named.insert(aim.cases.begin(), aim.cases.end());
+    if (!aim.unreachable_here(context).empty()) continue;
+    for (const std::string& name : aim.cases) {
+      const auto it = by_name.find(name);
+      if (it == by_name.end()) {
+        problems << family.name << "/" << name << ", aimed at \"" << aim.claim << "\", did not run; ";
+      } else if (!aim.reached(it->second->spec, it->second->verdict, context)) {
+        const CaseVerdict& v = it->second->verdict;
+        problems << family.name << "/" << name << " misses its aim \"" << aim.claim << "\" (" << outcome_name(v.outcome)
+                 << ", " << (v.route.empty() ? "no route" : v.route) << " " << v.decision.variant << " for "
+                 << (v.reason.empty() ? "no reason" : v.reason) << "); ";
+      }
+    }
+  }
+  if (!family.aims.empty()) {
+    for (const CaseSpec& s : family.examples) {
+      if (!named.count(s.name())) problems << family.name << "/" << s.name() << " states no aim; ";
+    }
+  }
+  return problems.str();
+}
+
+std::vector<std::string> aims_unreachable_here(const Family& family, const AimContext& context) {
+  std::vector<std::string> out;
+  for (const Aim& aim : family.aims) {
+    const std::string why = aim.unreachable_here(context);
+    if (!why.empty()) out.push_back(aim.claim + ": " + why);
+  }
+  return out;
 }
 
 }  // namespace nvfp4

@@ -8,12 +8,15 @@
 
 #include <rapidcheck.h>
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "harness/backend.h"
 #include "kernels/nvfp4_types.h"
 #include "properties/matmul_case.h"
+#include "properties/verify_case.h"
 
 namespace nvfp4 {
 
@@ -28,6 +31,35 @@ struct RouteTarget {
 struct ClassTarget {
   ValueClass value_class;
   std::vector<Route> routes;
+};
+
+// What the launchers see of the backend an aim is judged on.
+struct AimContext {
+  nvh::BackendKind kind = nvh::BackendKind::host;
+  int multiprocessors = 0;     // as the launchers see it: 0 on the host executor
+  std::string native_missing;  // what native_sm120 lacks here; "" where it runs
+};
+AimContext aim_context(const nvh::Backend& backend);
+
+// One example as it ran: the evidence an aim is judged on.
+struct ExampleResult {
+  CaseSpec spec;
+  CaseVerdict verdict;
+};
+
+// A claim beyond route shares that named examples of a family must make
+// true: a launch-geometry cap crossed, a capability threshold met, an
+// alignment class reached, each computed from the kernels' and the
+// dispatcher's own constants and shape functions (a route share cannot see
+// any of these). Checked on every backend the family runs on, in the suites
+// and in `verify`, so a case that drifts off its aim fails.
+struct Aim {
+  std::string claim;               // in words, with the constants it comes from
+  std::vector<std::string> cases;  // names of the examples aimed at it: each must reach it
+  std::function<bool(const CaseSpec&, const CaseVerdict&, const AimContext&)> reached;
+  // "" where the aim can be reached on this backend, else why not (then
+  // reported, not required): e.g. a GPU-only kernel on the host executor.
+  std::function<std::string(const AimContext&)> unreachable_here;
 };
 
 struct Family {
@@ -48,6 +80,8 @@ struct Family {
   rc::Gen<CaseSpec> random;        // random cases (shrink towards small shapes)
   std::vector<RouteTarget> targets;
   std::vector<ClassTarget> class_targets;  // over examples and random cases; empty for most families
+  // Named aims of the examples; when there are any, every example names one.
+  std::vector<Aim> aims = {};
 };
 
 const std::vector<Family>& all_families();
@@ -69,6 +103,17 @@ struct ClassRun {
 // "" when every class target was reached by the passing cases in `runs`,
 // else each (class, route) pair that was not.
 std::string check_class_targets(const Family& family, const std::vector<ClassRun>& runs);
+// "" when every aim that can be reached here is reached by each example it
+// names (and every example, in a family with aims, names one), else what
+// fell short. `examples`: the family's examples as they ran here.
+std::string check_aims(const Family& family, const std::vector<ExampleResult>& examples, const AimContext& context);
+
+// The aims of a family this backend cannot reach, each "claim: why".
+std::vector<std::string> aims_unreachable_here(const Family& family, const AimContext& context);
+
+// Whether a case's outcome counts as run: OK, or NOT_SUPPORTED because its
+// route is hardware-gated on this backend (a route it lacks, named).
+bool ran_or_gated(const CaseVerdict& verdict, const AimContext& context);
 
 }  // namespace nvfp4
 

@@ -27,12 +27,17 @@ struct CaseSpec {
   bool exact = false;
   // Bytes the A, B and scratch payloads sit past a 256-byte boundary.
   uint32_t a_offset = 0, b_offset = 0, scratch_offset = 0;
+  // The same for weight_scale, weight_scale_2, bias and Y (the alignment
+  // family walks every operand through its alignment classes modulo 16).
+  uint32_t scales_offset = 0, scale2_offset = 0, bias_offset = 0, y_offset = 0;
   uint64_t seed = 1;
   Options options;
   // A special class of one input, injected by make_inputs (value_class.h).
   ValueClass value_class = ValueClass::none;
 
-  // "fp16_M9_N64_K128_bs16[_bias][_exact][_offA2_offB1_offS4][_force-x][_native][_sm120][_v-g_inf]_s1"
+  // "fp16_M9_N64_K128_bs16[_bias][_exact][_offA2_offB1_offS4][_offScale3_offGlobal4_offBias2_offY2]
+  //  [_force-x][_native][_sm120[_fp4]][_v-g_inf]_s1": every field that differs from its default, so
+  //  no two cases share a name (_fp4: the simulated device has native FP4; _v-: the value class).
   std::string name() const;
 };
 
@@ -50,8 +55,15 @@ struct CaseInputs {
 // any, injected last (inject_value_class).
 CaseInputs make_inputs(const CaseSpec& spec);
 
+// Each operand's address modulo 16 as run_case placed it: what the dispatcher
+// and the kernels saw, so a family can show it reached an alignment class.
+struct AddressClasses {
+  uint32_t A = 0, B = 0, weight_scale = 0, weight_scale_2 = 0, bias = 0, Y = 0, scratch = 0;
+};
+
 struct CaseRun {
   Decision decision;
+  AddressClasses addresses;
   std::vector<uint16_t> Y;        // [M, N]
   std::vector<uint16_t> scratch;  // [N, K] for the prefill routes, else empty
   std::size_t damaged_guard_bytes = 0;
@@ -67,7 +79,7 @@ struct Oracle {
   std::vector<uint16_t> W;  // reference dequant [N, K]
   std::vector<double> y64;  // reference fp64 output (with W)
   std::vector<uint16_t> y_rounded;
-  bool exact = false;       // analyze_exactness on (A, W, bias)
+  bool exact = false;       // analyze_exactness on (A, W, bias); exact-mode cases only
   std::string exact_why;
   std::vector<ref::SumOutcome> outcomes;  // each element's order-independent outcome, [M, N]
 };

@@ -13,7 +13,7 @@ ExpectedRoute expected_route(const CaseSpec& s, const Caps& device) {
 
   // Buffers start on 256-byte boundaries plus the case's offsets.
   const bool a16 = s.a_offset % 16 == 0, b16 = s.b_offset % 16 == 0, b4 = s.b_offset % 4 == 0;
-  const bool scratch16 = s.scratch_offset % 16 == 0;
+  const bool scratch16 = s.scratch_offset % 16 == 0, scales4 = s.scales_offset % 4 == 0;
 
   // Decode: small M, the GEMV block size, aligned operands.
   std::string why_not_decode;
@@ -21,7 +21,7 @@ ExpectedRoute expected_route(const CaseSpec& s, const Caps& device) {
     why_not_decode = "m_above_8";
   } else if (s.block_size != 16) {
     why_not_decode = "decode_block_size_not_16";
-  } else if (!a16 || !b16) {
+  } else if (!a16 || !b16 || !scales4) {
     why_not_decode = "decode_unaligned";
   } else if (s.K % 128 == 0 && caps.sm >= 80) {
     return {Route::gemv_mma, "decode_mma"};

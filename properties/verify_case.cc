@@ -36,16 +36,7 @@ std::string first_problem(const CaseSpec& spec, const CaseInputs& in, const Orac
 
 // The routes other than `taken` that could run this case if forced.
 std::vector<Route> other_routes_accepting(const CaseSpec& spec, nvh::Backend& backend, Route taken) {
-  Problem p;
-  p.M = spec.M;
-  p.N = spec.N;
-  p.K = spec.K;
-  p.block_size = spec.block_size;
-  p.dtype = spec.dtype;
-  p.has_bias = spec.bias;
-  p.a_address_mod16 = spec.a_offset % 16;
-  p.b_address_mod16 = spec.b_offset % 16;
-  p.scratch_address_mod16 = spec.scratch_offset % 16;
+  const Problem p = problem_of(spec);
   const Caps caps = device_caps(backend);
   std::vector<Route> out;
   for (Route r : kAllRoutes) {
@@ -63,7 +54,32 @@ CaseSpec forced(CaseSpec spec, Route r) {
   return spec;
 }
 
+// NOT_SUPPORTED, with the dispatcher's decision: the route it chose cannot run here.
+CaseVerdict not_supported(CaseVerdict v, const Decision& dispatched, const std::string& why) {
+  v.outcome = Outcome::not_supported;
+  v.route = route_name(dispatched.route);
+  v.reason = dispatched.reason;
+  v.decision = dispatched;
+  v.detail = why;
+  return v;
+}
+
 }  // namespace
+
+Problem problem_of(const CaseSpec& spec) {
+  Problem p;
+  p.M = spec.M;
+  p.N = spec.N;
+  p.K = spec.K;
+  p.block_size = spec.block_size;
+  p.dtype = spec.dtype;
+  p.has_bias = spec.bias;
+  p.a_address_mod16 = spec.a_offset % 16;
+  p.b_address_mod16 = spec.b_offset % 16;
+  p.scratch_address_mod16 = spec.scratch_offset % 16;
+  p.scales_address_mod4 = spec.scales_offset % 4;
+  return p;
+}
 
 const char* outcome_name(Outcome o) {
   switch (o) {
@@ -77,23 +93,31 @@ const char* outcome_name(Outcome o) {
 
 CaseVerdict verify_case(nvh::Backend& backend, const CaseSpec& spec) {
   CaseVerdict v;
-  const ExpectedRoute expected = expected_route(spec, device_caps(backend));
+  const Caps caps = device_caps(backend);
+  const ExpectedRoute expected = expected_route(spec, caps);
+  // A route this machine lacks is NOT_SUPPORTED before any input is built
+  // (run_matmul would refuse it the same way), so a case sized for that
+  // route costs nothing here.
+  const Decision dispatched = select_route(problem_of(spec), caps, spec.options);
+  if (dispatched.route == Route::native_sm120) {
+    const std::string missing = native_sm120_missing_capability(caps);
+    if (!missing.empty()) return not_supported(v, dispatched, RouteUnavailable(Route::native_sm120, missing).what());
+  }
   const CaseInputs in = make_inputs(spec);
-  const Oracle oracle = make_oracle(spec, in);
 
   CaseRun run;
   try {
     run = run_case(backend, spec, in);
   } catch (const RouteUnavailable& e) {
-    v.outcome = Outcome::not_supported;
-    v.route = route_name(e.route());
-    v.detail = e.what();
-    return v;
+    return not_supported(v, dispatched, e.what());
   }
+  const Oracle oracle = make_oracle(spec, in);
   v.route = route_name(run.decision.route);
   v.reason = run.decision.reason;
   v.y_sha256 = run.y_sha256;
   v.routes_run.push_back(run.decision.route);
+  v.decision = run.decision;
+  v.addresses = run.addresses;
 
   std::string property;
   if (std::string e = first_problem(spec, in, oracle, run, expected, &property); !e.empty()) {

@@ -33,7 +33,16 @@ struct CaseVerdict {
   // The routes whose output this case checked: the natural one, then every
   // forced one that gave its SHA-256 ((d), (e)). Complete only for OK.
   std::vector<Route> routes_run;
+  // What the families' aims are judged on (families.h): the decision as run
+  // (variant with the GEMM step's), or, for a route that is hardware-gated
+  // here, as the dispatcher gave it; and where run_case placed each operand.
+  Decision decision;
+  AddressClasses addresses;
 };
+
+// What the dispatcher sees of a case before it runs: shape, type and the
+// operands' alignment from the spec's offsets (buffers start 256-byte aligned).
+Problem problem_of(const CaseSpec& spec);
 
 CaseVerdict verify_case(nvh::Backend& backend, const CaseSpec& spec);
 

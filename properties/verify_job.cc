@@ -76,6 +76,7 @@ nvh::JUnitSuite verify_family(nvh::Backend& backend, const Family& f, int random
   std::map<Outcome, int> counts;
   std::vector<Route> random_routes;
   std::vector<ClassRun> class_runs;  // every passing case's value class and routes
+  std::vector<ExampleResult> example_results;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const CaseSpec& spec = cases[i];
     progress.update(i, spec.name());
@@ -94,6 +95,7 @@ nvh::JUnitSuite verify_family(nvh::Backend& backend, const Family& f, int random
     if (!v.y_sha256.empty()) manifest.cases[f.name + "/" + spec.name()] = v.y_sha256;
     if (i >= examples && v.outcome == Outcome::ok) random_routes.push_back(*parse_route(v.route));
     if (v.outcome == Outcome::ok) class_runs.push_back({spec.value_class, v.routes_run});
+    if (i < examples) example_results.push_back({spec, v});
   }
   progress.finish("done");
 
@@ -102,6 +104,13 @@ nvh::JUnitSuite verify_family(nvh::Backend& backend, const Family& f, int random
     tally.add(Outcome::fail, f.name + "/route-targets", short_of_target);
     suite.cases.push_back(junit_case("route-targets", f.name, Outcome::fail, short_of_target, 0));
   }
+  const AimContext aim_here = aim_context(backend);
+  const std::string missed_aims = check_aims(f, example_results, aim_here);
+  if (!missed_aims.empty()) {
+    tally.add(Outcome::fail, f.name + "/aims", missed_aims);
+    suite.cases.push_back(junit_case("aims", f.name, Outcome::fail, missed_aims, 0));
+  }
+  for (const std::string& why : aims_unreachable_here(f, aim_here)) out << "  " << f.name << ": aim not reachable here: " << why << "\n";
   out << "  " << f.name << ": " << cases.size() << " cases (" << examples << " boundary, " << random_cases
       << " random): OK " << counts[Outcome::ok] << ", FAIL " << counts[Outcome::fail] << ", NOT_SUPPORTED "
       << counts[Outcome::not_supported] << ", SKIPPED " << counts[Outcome::skipped]
