@@ -353,17 +353,17 @@ struct GemvMma {
       // stages, part 0 adds them in order.
       ctx.template cp_async_wait<0>();
       float* parked = reinterpret_cast<float*>(warp_stages) + lane * 4;
-      for (int i = 0; i < 4; ++i) parked[i] = d[i];
+      for (int i = 0; i < 4; ++i) nvh::store_f32(parked + i, d[i]);
       ctx.sync_threads();
       if (NVFP4_PROBE(part != 0)) return;
       for (uint32_t w = 1; w < p.split; ++w) {
         const float* other = reinterpret_cast<const float*>(warp_stages + w * kStages * kStageBytes) + lane * 4;
-        for (int i = 0; i < 4; ++i) d[i] = nvh::add_rn(d[i], other[i]);
+        for (int i = 0; i < 4; ++i) d[i] = nvh::add_rn(d[i], nvh::load_generic_f32(other + i));
       }
     }
     if (NVFP4_PROBE(n0 >= p.N)) return;
 
-    const float global_scale = *p.global_scale;
+    const float global_scale = nvh::load_generic_f32(p.global_scale);
     for (int i = 0; i < 4; ++i) {
       const int64_t n = n0 + g + (i >= 2 ? 8 : 0), m = 2 * t + (i % 2);
       if (NVFP4_PROBE(n >= p.N || m >= p.M)) continue;

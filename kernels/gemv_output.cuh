@@ -27,8 +27,9 @@ template <nvh::HalfKind kKind>
 NVH_HD NVH_INLINE void store_gemv_output(const GemvOperands& p, float sum, float global_scale, int64_t m,
                                          int64_t n) {
   float y = nvh::mul_rn(sum, global_scale);
-  if (NVFP4_PROBE(p.bias)) y = nvh::add_rn(y, nvh::half_bits_to_float(p.bias[n], kKind));
-  p.Y[m * p.N + n] = nvh::round_to_half_bits(y, kKind);
+  if (NVFP4_PROBE(p.bias))
+    y = nvh::add_rn(y, nvh::half_bits_to_float(nvh::load_generic_u16(p.bias + n), kKind));
+  nvh::store_u16(p.Y + m * p.N + n, nvh::round_to_half_bits(y, kKind));
 }
 
 }  // namespace nvfp4

@@ -161,7 +161,7 @@ struct GemvScalarRows {
       accumulate_block<kKind>(p, raw, b, acc);
     }
 
-    const float global_scale = *p.global_scale;
+    const float global_scale = nvh::load_generic_f32(p.global_scale);
     for (int m = 0; m < kMaxM; ++m) {
       if (NVFP4_PROBE(m >= p.M)) break;
       for (int r = 0; r < kRows; ++r) {
