@@ -152,9 +152,10 @@ CaseInputs make_inputs(const CaseSpec& s) {
 CaseRun run_case(nvh::Backend& backend, const CaseSpec& s, const CaseInputs& in) {
   const std::size_t a_bytes = in.A.size() * 2, y_bytes = static_cast<std::size_t>(s.M * s.N) * 2;
   const std::size_t scratch_bytes = static_cast<std::size_t>(s.N * s.K) * 2;
-  nvh::GuardedBuffer A(backend, a_bytes, s.a_offset), B(backend, in.W.packed.size(), s.b_offset);
-  nvh::GuardedBuffer Y(backend, y_bytes), scratch(backend, scratch_bytes, s.scratch_offset);
-  nvh::Buffer scales(backend, in.W.scales.size()), g(backend, sizeof(float)), bias(backend, in.bias.size() * 2);
+  nvh::GuardedBuffer A(backend, a_bytes, s.a_offset, "A"), B(backend, in.W.packed.size(), s.b_offset, "B");
+  nvh::GuardedBuffer Y(backend, y_bytes, 0, "Y"), scratch(backend, scratch_bytes, s.scratch_offset, "scratch");
+  nvh::Buffer scales(backend, in.W.scales.size(), "weight_scale"), g(backend, sizeof(float), "weight_scale_2"),
+      bias(backend, in.bias.size() * 2, "bias");
   A.upload(in.A);
   B.upload(in.W.packed);
   scales.upload(in.W.scales);
