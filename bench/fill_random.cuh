@@ -57,14 +57,18 @@ struct FillRandom {
         // 24 random bits as a float in [0, 2), minus one: exact, so the host
         // and the GPU round the same value.
         const float u = static_cast<float>(h >> 40) * (1.0f / 8388608.0f) - 1.0f;
-        static_cast<uint16_t*>(p.out)[i] = nvh::round_to_half_bits(u, p.kind);
+        nvh::store_u16(static_cast<uint16_t*>(p.out) + i, nvh::round_to_half_bits(u, p.kind));
         continue;
       }
       auto* out = static_cast<uint8_t*>(p.out) + 8 * i;
       const int64_t left = p.count - 8 * i;
       for (int b = 0; b < 8 && b < left; ++b) {
         const auto byte = static_cast<uint8_t>(h >> (8 * b));
-        out[b] = p.mode == Mode::bytes ? byte : static_cast<uint8_t>(p.lo + byte % p.span);
+        // The value before the address, as `out[b] = ...` orders them (C++17),
+        // so the device code is the assignment's instruction for instruction.
+        const uint8_t value =
+            p.mode == Mode::bytes ? byte : static_cast<uint8_t>(p.lo + byte % p.span);
+        nvh::store_u8(out + b, value);
       }
     }
   }

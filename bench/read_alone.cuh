@@ -47,7 +47,7 @@ struct ReadAlone {
   template <class Ctx>
   NVH_HD static void body(Ctx& ctx, const Params& p) {
     const uint32_t acc = fold(ctx, p.first, p.first_chunks) ^ fold(ctx, p.second, p.second_chunks);
-    if (acc == kNever) *p.sink = acc;
+    if (acc == kNever) nvh::store_u32(p.sink, acc);
   }
 
   // A few waves of blocks, each thread striding over the arrays.

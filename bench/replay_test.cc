@@ -7,9 +7,11 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "bench/fill_random.cuh"
+#include "bench/shipped_manifests.h"
 #include "harness/gpu_timing.h"
 #include "harness/launch.h"
 #include "harness/portable_math.h"
@@ -17,7 +19,15 @@
 namespace nvfp4 {
 namespace {
 
-const std::string kShipped = std::string(NVFP4_MANIFEST_DIR) + "/qwen_like_prefill.json";
+// The shipped manifest as built (shipped_manifests.h), not read from the source tree.
+ReplayManifest shipped_manifest() {
+  const std::string path = "bench/manifests/qwen_like_prefill.json";
+  for (std::size_t i = 0; i < kShippedManifestsCount; ++i) {
+    if (kShippedManifests[i].path == path)
+      return parse_replay_manifest(kShippedManifests[i].text, path);
+  }
+  throw std::logic_error(path + " was not embedded");
+}
 
 Caps h200() {
   Caps c;
@@ -43,7 +53,7 @@ std::string with_node(const std::string& node_fields) {
 // ---- the shipped manifest -------------------------------------------------
 
 TEST(ReplayManifest, ShippedModelHas168NodesAndAbout15BillionValues) {
-  const ReplayManifest m = read_replay_manifest(kShipped);
+  const ReplayManifest m = shipped_manifest();
   EXPECT_EQ(m.node_count(), 168);
   // The seed: "168 MatMulBlockQuantizedFp4Weight nodes ... 14.97 billion values".
   EXPECT_NEAR(static_cast<double>(m.weight_values()), 14.97e9, 0.01 * 14.97e9);
@@ -58,7 +68,7 @@ TEST(ReplayManifest, ShippedModelHas168NodesAndAbout15BillionValues) {
 }
 
 TEST(ReplayManifest, ShippedModelTakesPrefillVec8NaturallyForAn8KPromptInChunksOf256) {
-  const ReplayManifest m = read_replay_manifest(kShipped);
+  const ReplayManifest m = shipped_manifest();
   const ReplayPlan plan = plan_replay(m, {8192, 256, ReplayRoute::natural}, h200());
   EXPECT_EQ(plan.rows.size(), 32u);
   EXPECT_EQ(plan.calls, 168 * 32);
@@ -258,7 +268,7 @@ TEST(ReplayPlan, StepsRunChunkMajorInModelOrder) {
 }
 
 TEST(ReplayPlan, RenderedPlanStatesTheWork) {
-  const ReplayManifest m = read_replay_manifest(kShipped);
+  const ReplayManifest m = shipped_manifest();
   const std::string text =
       render_replay_plan(m, plan_replay(m, {8192, 256, ReplayRoute::natural}, h200()));
   EXPECT_NE(text.find("42 x 4 node types = 168 operator nodes, 14.974e9 weight values"),

@@ -4,10 +4,14 @@
 #include <cstring>
 #include <utility>
 
+#include "harness/host_memcheck.h"
+
 namespace nvh {
 
-Buffer::Buffer(Backend& backend, std::size_t bytes)
-    : backend_(&backend), data_(bytes ? backend.allocate(bytes) : nullptr), bytes_(bytes) {}
+Buffer::Buffer(Backend& backend, std::size_t bytes, const std::string& label)
+    : backend_(&backend), data_(bytes ? backend.allocate(bytes) : nullptr), bytes_(bytes) {
+  if (data_ && !label.empty()) backend.describe_allocation(data_, 0, bytes, label);
+}
 
 Buffer::Buffer(Buffer&& other) noexcept
     : backend_(std::exchange(other.backend_, nullptr)),
@@ -44,7 +48,8 @@ void Buffer::download(void* dst, std::size_t bytes) const {
   if (bytes) backend_->copy_out(dst, data_, bytes);
 }
 
-GuardedBuffer::GuardedBuffer(Backend& backend, std::size_t bytes, std::size_t payload_offset)
+GuardedBuffer::GuardedBuffer(Backend& backend, std::size_t bytes, std::size_t payload_offset,
+                             const std::string& label)
     : backend_(&backend),
       whole_(backend, bytes + payload_offset + 2 * kGuardBytes),
       bytes_(bytes),
@@ -52,6 +57,7 @@ GuardedBuffer::GuardedBuffer(Backend& backend, std::size_t bytes, std::size_t pa
   std::vector<uint8_t> pattern(whole_.bytes());
   for (std::size_t i = 0; i < pattern.size(); ++i) pattern[i] = guard_pattern(i);
   whole_.upload(pattern);
+  backend.describe_allocation(whole_.data(), kGuardBytes + offset_, bytes_, label);
 }
 
 void GuardedBuffer::upload(const void* src, std::size_t bytes) {
@@ -81,13 +87,23 @@ class HostBackend final : public Backend {
   std::string arch() const override { return "host"; }
   const DeviceCaps& caps() const override { return caps_; }
 
+  // Registered with the memory checks as `bytes` long, not the rounded
+  // size: a kernel reading past what was asked for is wrong on a GPU too.
   void* allocate(std::size_t bytes) override {
     const std::size_t rounded = (bytes + 255) / 256 * 256;
     void* p = std::aligned_alloc(256, rounded ? rounded : 256);
     if (!p) throw std::bad_alloc();
+    memcheck::register_allocation(p, bytes);
     return p;
   }
-  void release(void* p) noexcept override { std::free(p); }
+  void release(void* p) noexcept override {
+    memcheck::unregister_allocation(p);
+    std::free(p);
+  }
+  void describe_allocation(void* allocation, std::size_t offset, std::size_t bytes,
+                           const std::string& label) override {
+    memcheck::describe_allocation(allocation, offset, bytes, label);
+  }
   void copy_in(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
   void copy_out(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
   void fill(void* dst, uint8_t byte, std::size_t bytes) override { std::memset(dst, byte, bytes); }

@@ -42,17 +42,24 @@ class Backend {
   // same on the host as on the GPU.
   virtual void* allocate(std::size_t bytes) = 0;
   virtual void release(void* p) noexcept = 0;
+  // Names an allocation and narrows what kernels may touch of it to
+  // [offset, offset + bytes) (a guarded buffer's payload), for the host
+  // executor's memory checks (host_memcheck.h), whose messages then say
+  // "Y" and not just an address. A GPU backend keeps nothing: there
+  // compute-sanitizer checks against the allocations themselves.
+  virtual void describe_allocation(void* /*allocation*/, std::size_t /*offset*/,
+                                   std::size_t /*bytes*/, const std::string& /*label*/) {}
   virtual void copy_in(void* dst, const void* src, std::size_t bytes) = 0;   // host -> backend
   virtual void copy_out(void* dst, const void* src, std::size_t bytes) = 0;  // backend -> host
   virtual void fill(void* dst, uint8_t byte, std::size_t bytes) = 0;
   virtual void synchronize() = 0;
 };
 
-// Backend memory owned by one object.
+// Backend memory owned by one object. `label` names it in memory-check messages.
 class Buffer {
  public:
   Buffer() = default;
-  Buffer(Backend& backend, std::size_t bytes);
+  Buffer(Backend& backend, std::size_t bytes, const std::string& label = "");
   Buffer(Buffer&& other) noexcept;
   Buffer& operator=(Buffer&& other) noexcept;
   Buffer(const Buffer&) = delete;
@@ -87,11 +94,15 @@ class Buffer {
 // A buffer with guard bytes on both sides of the payload, filled with a
 // pattern that any stray write outside [data(), data() + bytes()) changes.
 // `payload_offset` shifts the payload off the 256-byte alignment (to test
-// misaligned pointers) without shrinking the guards.
+// misaligned pointers) without shrinking the guards. Only the payload is
+// the allocation's usable range (Backend::describe_allocation), so on the
+// host executor a kernel's read of a guard byte fails too, not only a write.
+// `label` names the payload in memory-check messages.
 class GuardedBuffer {
  public:
   static constexpr std::size_t kGuardBytes = 512;
-  GuardedBuffer(Backend& backend, std::size_t bytes, std::size_t payload_offset = 0);
+  GuardedBuffer(Backend& backend, std::size_t bytes, std::size_t payload_offset = 0,
+                const std::string& label = "");
   void* data() const { return static_cast<unsigned char*>(whole_.data()) + kGuardBytes + offset_; }
   template <class T>
   T* as() const {

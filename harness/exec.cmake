@@ -2,6 +2,7 @@
 # backends. With NVFP4_ENABLE_CUDA it also holds the CUDA backend.
 add_library(harness_exec
   ${CMAKE_CURRENT_LIST_DIR}/host_executor.cc
+  ${CMAKE_CURRENT_LIST_DIR}/host_memcheck.cc
   ${CMAKE_CURRENT_LIST_DIR}/backend.cc
   ${CMAKE_CURRENT_LIST_DIR}/gpu_timing.cc
   ${CMAKE_CURRENT_LIST_DIR}/probe.cc)
@@ -21,6 +22,7 @@ endif()
 nvfp4_add_gtest(harness_exec_tests
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/host_executor_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/host_memcheck_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/backend_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/gpu_timing_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/fast_divmod_test.cc

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <boost/context/fiber.hpp>
 #include <boost/context/pooled_fixedsize_stack.hpp>
+#include <boost/core/demangle.hpp>
 #include <cstdlib>
 #include <exception>
 #include <mutex>
@@ -61,7 +62,8 @@ class HostBlock {
  public:
   explicit HostBlock(ctx::pooled_fixedsize_stack& stacks) : stacks_(stacks) {}
 
-  void run(const LaunchShape& shape, Dim3 block, unsigned char* shared, const HostThreadBody& body);
+  void run(const LaunchShape& shape, Dim3 block, unsigned char* shared, const HostThreadBody& body,
+           memcheck::Scope& scope);
 
   void warp_barrier(uint32_t thread);
   void block_barrier(uint32_t thread);
@@ -95,7 +97,7 @@ class HostBlock {
 };
 
 void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
-                    const HostThreadBody& body) {
+                    const HostThreadBody& body, memcheck::Scope& scope) {
   const uint32_t n = threads_per_block(shape);
   threads_.assign(n, HostCtx{});
   fibers_.clear();
@@ -136,6 +138,7 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
     live = 0;
     for (uint32_t t = 0; t < n && !error_; ++t) {
       if (!fibers_[t]) continue;
+      scope.set_thread(&threads_[t].thread_, &threads_[t].block_);  // whom a memory violation names
       fibers_[t] = std::move(fibers_[t]).resume();
       if (fibers_[t]) ++live;
     }
@@ -280,12 +283,13 @@ void HostCtx::mma_m16n8k16(float d[4], const uint32_t a[4], const uint32_t b[2],
 }
 
 void run_block_plain(const LaunchShape& shape, Dim3 block, unsigned char* shared,
-                     const HostThreadBody& body) {
+                     const HostThreadBody& body, memcheck::Scope& scope) {
   HostCtx c;
   c.block_ = block;
   c.block_dim_ = shape.block;
   c.grid_dim_ = shape.grid;
   c.shared_ = shared;
+  scope.set_thread(&c.thread_, &c.block_);  // c.thread_ is each thread in turn
   const uint32_t n = threads_per_block(shape);
   for (uint32_t t = 0; t < n; ++t) {
     c.thread_ = unflatten(t, shape.block);
@@ -304,8 +308,14 @@ unsigned host_executor_threads() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-void run_grid_on_host(const LaunchShape& shape, const HostThreadBody& body) {
+std::string demangled_name(const std::type_info& type) {
+  return boost::core::demangle(type.name());
+}
+
+void run_grid_on_host(const LaunchShape& shape, const HostThreadBody& body, const char* kernel) {
   validate_shape(shape);
+  // One snapshot for the whole launch: kernels do not allocate.
+  const std::shared_ptr<const memcheck::Regions> allocations = memcheck::registered_allocations();
   const uint64_t blocks = total_blocks(shape);
   const unsigned workers = static_cast<unsigned>(std::min<uint64_t>(host_executor_threads(), blocks));
   std::atomic<uint64_t> next{0};
@@ -314,17 +324,27 @@ void run_grid_on_host(const LaunchShape& shape, const HostThreadBody& body) {
   std::mutex error_mutex;
 
   const auto worker = [&] {
-    std::vector<unsigned char> shared(shape.shared_bytes);
+    // Dynamic shared memory is 16-byte aligned on the GPU (device_ctx.cuh);
+    // here too, whatever the allocator's own alignment, so the alignment
+    // checks judge shared addresses as the GPU would.
+    struct alignas(16) Chunk {
+      unsigned char bytes[16];
+    };
+    std::vector<Chunk> chunks((shape.shared_bytes + 15) / 16);
+    unsigned char* const shared = reinterpret_cast<unsigned char*>(chunks.data());
+    // This thread's accesses are checked until it returns.
+    memcheck::Scope scope(kernel, allocations);
+    scope.set_shared(shared, shape.shared_bytes);
     ctx::pooled_fixedsize_stack stacks(kFiberStackBytes);
     HostBlock state(stacks);
     try {
       for (uint64_t i = next++; i < blocks && !stop; i = next++) {
         const Dim3 block = unflatten(i, shape.grid);
-        std::fill(shared.begin(), shared.end(), 0xCD);  // shared memory starts undefined
+        std::fill_n(shared, shape.shared_bytes, 0xCD);  // shared memory starts undefined
         if (shape.uses_collectives) {
-          state.run(shape, block, shared.data(), body);
+          state.run(shape, block, shared, body, scope);
         } else {
-          run_block_plain(shape, block, shared.data(), body);
+          run_block_plain(shape, block, shared, body, scope);
         }
       }
     } catch (...) {

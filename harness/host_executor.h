@@ -8,12 +8,18 @@
 // step or sync_threads() parks until the threads it waits for arrive, exactly
 // the rendezvous the hardware performs. Kernels without collectives run their
 // threads as a plain loop.
+//
+// Every memory access a kernel makes through the portable layer is checked
+// against the GPU's rules while it runs here (host_memcheck.h).
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <string>
+#include <typeinfo>
 
+#include "harness/host_memcheck.h"
 #include "harness/kernel_ctx.h"
 
 namespace nvh {
@@ -42,9 +48,13 @@ class HostCtx {
   }
 
   // The GPU's asynchronous copies, done at once: a copy has landed by the
-  // time any wait returns, which is all a kernel may rely on.
-  void cp_async16(void* shared_dst, const void* global_src) { std::memcpy(shared_dst, global_src, 16); }
-  void cp_async4(void* shared_dst, const void* global_src) { std::memcpy(shared_dst, global_src, 4); }
+  // time any wait returns, which is all a kernel may rely on. Checked like
+  // the portable layer: the source in global memory, the destination in
+  // shared memory, both aligned to the copy's size.
+  void cp_async16(void* shared_dst, const void* global_src) {
+    cp_async(shared_dst, global_src, 16);
+  }
+  void cp_async4(void* shared_dst, const void* global_src) { cp_async(shared_dst, global_src, 4); }
   void cp_async_commit() {}
   template <int kPending>
   void cp_async_wait() {}
@@ -60,8 +70,14 @@ class HostCtx {
  private:
   friend class HostBlock;
   friend void run_block_plain(const LaunchShape&, Dim3, unsigned char*,
-                              const std::function<void(HostCtx&)>&);
+                              const std::function<void(HostCtx&)>&, memcheck::Scope&);
   HostBlock& collectives(const char* what);
+  static void cp_async(void* shared_dst, const void* global_src, uint32_t bytes) {
+    memcheck::check_access(global_src, bytes, memcheck::Op::cp_async_read, memcheck::Space::global);
+    memcheck::check_access(shared_dst, bytes, memcheck::Op::cp_async_write,
+                           memcheck::Space::shared);
+    std::memcpy(shared_dst, global_src, bytes);
+  }
 
   Dim3 thread_, block_, block_dim_, grid_dim_;
   uint32_t linear_thread_ = 0;
@@ -72,17 +88,32 @@ class HostCtx {
 using HostThreadBody = std::function<void(HostCtx&)>;
 
 // Runs every thread of the grid; rethrows the first exception a thread threw.
-// Throws std::invalid_argument for an empty or oversized launch shape and
-// std::runtime_error when the threads of a block deadlock at a barrier.
-void run_grid_on_host(const LaunchShape& shape, const HostThreadBody& body);
+// Throws std::invalid_argument for an empty or oversized launch shape,
+// std::runtime_error when the threads of a block deadlock at a barrier, and
+// MemoryViolation (a std::runtime_error) when a thread breaks a GPU memory
+// rule; `kernel` names the kernel in that message.
+void run_grid_on_host(const LaunchShape& shape, const HostThreadBody& body,
+                      const char* kernel = "(unnamed host grid)");
 
 // Worker threads used for blocks: NVFP4_HOST_THREADS if set, else the number
 // of hardware threads.
 unsigned host_executor_threads();
 
+// A C++ type's name as written ("nvfp4::GemvScalarRows<4, 8>").
+std::string demangled_name(const std::type_info& type);
+
+// What memory-check messages call Kernel: its demangled type, which names the
+// template arguments too, so no kernel keeps a name by hand.
+template <class Kernel>
+const char* kernel_name() {
+  static const std::string name = demangled_name(typeid(Kernel));
+  return name.c_str();
+}
+
 template <class Kernel>
 void launch_on_host(const LaunchShape& shape, const typename Kernel::Params& params) {
-  run_grid_on_host(shape, [&params](HostCtx& ctx) { Kernel::body(ctx, params); });
+  run_grid_on_host(
+      shape, [&params](HostCtx& ctx) { Kernel::body(ctx, params); }, kernel_name<Kernel>());
 }
 
 }  // namespace nvh

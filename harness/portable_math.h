@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "harness/host_memcheck.h"
 #include "harness/kernel_ctx.h"
 
 namespace nvh {
@@ -145,9 +146,14 @@ NVH_HD NVH_INLINE uint32_t mul_half2(uint32_t a, uint32_t b) {
 #endif
 }
 
-// Aligned vector memory access. On the device these are single 4-, 8- and
-// 16-byte instructions (the caller guarantees the alignment; the dispatcher
-// checks it); on the host, memcpy.
+// Memory access. Kernel bodies read and write global and shared memory only
+// through these functions (CONTRIBUTING.md). On the device each is the one
+// instruction it names: the vector ones single 4-, 8- and 16-byte accesses
+// (the caller guarantees the alignment; the dispatcher checks it), the
+// "generic" ones and the stores the plain dereference they replace. On the
+// host each is a memcpy after the host executor's memory check
+// (host_memcheck.h: alignment, bounds, address space), so a kernel that
+// would fault on the GPU, or read past its data there, fails on the host too.
 struct U32x2 {
   uint32_t x, y;
 };
@@ -155,19 +161,30 @@ struct U32x4 {
   uint32_t x, y, z, w;
 };
 
-// The host side of every load below: the bytes at p as a T, alignment or not.
+#if !defined(__CUDA_ARCH__)
+// The host side of every load below: the check, then the bytes at p as a T.
 template <class T>
-inline T host_load(const void* p) {
+inline T host_load(const void* p, memcheck::Space space) {
+  memcheck::check_access(p, sizeof(T), memcheck::Op::load, space);
   T v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
 
+// The host side of every store below; a store is a plain (generic) access.
+template <class T>
+inline void host_store(void* p, const T& v) {
+  memcheck::check_access(p, sizeof(T), memcheck::Op::store, memcheck::Space::generic);
+  std::memcpy(p, &v, sizeof v);
+}
+#endif
+
+// Global memory through the read-only cache (ld.global.nc).
 NVH_HD NVH_INLINE uint8_t load_u8(const uint8_t* p) {
 #if defined(__CUDA_ARCH__)
   return __ldg(p);
 #else
-  return *p;
+  return host_load<uint8_t>(p, memcheck::Space::global);
 #endif
 }
 
@@ -175,7 +192,7 @@ NVH_HD NVH_INLINE uint32_t load_u32(const void* p) {
 #if defined(__CUDA_ARCH__)
   return __ldg(static_cast<const unsigned int*>(p));
 #else
-  return host_load<uint32_t>(p);
+  return host_load<uint32_t>(p, memcheck::Space::global);
 #endif
 }
 
@@ -184,7 +201,7 @@ NVH_HD NVH_INLINE U32x2 load_u32x2(const void* p) {
   const uint2 v = __ldg(static_cast<const uint2*>(p));
   return {v.x, v.y};
 #else
-  return host_load<U32x2>(p);
+  return host_load<U32x2>(p, memcheck::Space::global);
 #endif
 }
 
@@ -193,25 +210,34 @@ NVH_HD NVH_INLINE U32x4 load_u32x4(const void* p) {
   const uint4 v = __ldg(static_cast<const uint4*>(p));
   return {v.x, v.y, v.z, v.w};
 #else
-  return host_load<U32x4>(p);
+  return host_load<U32x4>(p, memcheck::Space::global);
 #endif
 }
 
-NVH_HD NVH_INLINE void store_u32(void* p, uint32_t v) {
+// 1, 2, 4 and 16 bytes from shared memory or any generic pointer (not
+// through the read-only cache, which only global memory has): the plain
+// dereference.
+NVH_HD NVH_INLINE uint8_t load_generic_u8(const uint8_t* p) {
 #if defined(__CUDA_ARCH__)
-  *static_cast<uint32_t*>(p) = v;
+  return *p;
 #else
-  std::memcpy(p, &v, sizeof v);
+  return host_load<uint8_t>(p, memcheck::Space::generic);
 #endif
 }
 
-// 2 and 16 bytes from shared memory (or any generic pointer; not through the
-// read-only cache, which only global memory has).
 NVH_HD NVH_INLINE uint16_t load_generic_u16(const void* p) {
 #if defined(__CUDA_ARCH__)
   return *static_cast<const uint16_t*>(p);
 #else
-  return host_load<uint16_t>(p);
+  return host_load<uint16_t>(p, memcheck::Space::generic);
+#endif
+}
+
+NVH_HD NVH_INLINE float load_generic_f32(const float* p) {
+#if defined(__CUDA_ARCH__)
+  return *p;
+#else
+  return host_load<float>(p, memcheck::Space::generic);
 #endif
 }
 
@@ -220,7 +246,40 @@ NVH_HD NVH_INLINE U32x4 load_generic_u32x4(const void* p) {
   const uint4 v = *static_cast<const uint4*>(p);
   return {v.x, v.y, v.z, v.w};
 #else
-  return host_load<U32x4>(p);
+  return host_load<U32x4>(p, memcheck::Space::generic);
+#endif
+}
+
+// Stores: the plain assignment, to global or shared memory.
+NVH_HD NVH_INLINE void store_u8(uint8_t* p, uint8_t v) {
+#if defined(__CUDA_ARCH__)
+  *p = v;
+#else
+  host_store(p, v);
+#endif
+}
+
+NVH_HD NVH_INLINE void store_u16(uint16_t* p, uint16_t v) {
+#if defined(__CUDA_ARCH__)
+  *p = v;
+#else
+  host_store(p, v);
+#endif
+}
+
+NVH_HD NVH_INLINE void store_u32(void* p, uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  *static_cast<uint32_t*>(p) = v;
+#else
+  host_store(p, v);
+#endif
+}
+
+NVH_HD NVH_INLINE void store_f32(float* p, float v) {
+#if defined(__CUDA_ARCH__)
+  *p = v;
+#else
+  host_store(p, v);
 #endif
 }
 
@@ -228,7 +287,7 @@ NVH_HD NVH_INLINE void store_u32x4(void* p, U32x4 v) {
 #if defined(__CUDA_ARCH__)
   *static_cast<uint4*>(p) = make_uint4(v.x, v.y, v.z, v.w);
 #else
-  std::memcpy(p, &v, sizeof v);
+  host_store(p, v);
 #endif
 }
 

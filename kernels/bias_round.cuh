@@ -29,11 +29,13 @@ struct BiasRound {
   NVH_HD static void body(Ctx& ctx, const Params& p) {
     const int64_t n = int64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x;
     if (NVFP4_PROBE(n >= p.N)) return;
-    const float bias = NVFP4_PROBE(p.bias) ? nvh::half_bits_to_float(p.bias[n], p.kind) : 0.0f;
+    const float bias = NVFP4_PROBE(p.bias)
+                           ? nvh::half_bits_to_float(nvh::load_generic_u16(p.bias + n), p.kind)
+                           : 0.0f;
     for (int64_t m = ctx.block_idx().y; NVFP4_PROBE(m < p.M); m += ctx.grid_dim().y) {
-      float v = p.acc[m * p.N + n];
+      float v = nvh::load_generic_f32(p.acc + m * p.N + n);
       if (p.bias) v = nvh::add_rn(v, bias);
-      p.Y[m * p.N + n] = nvh::round_to_half_bits(v, p.kind);
+      nvh::store_u16(p.Y + m * p.N + n, nvh::round_to_half_bits(v, p.kind));
     }
   }
 

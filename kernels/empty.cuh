@@ -30,8 +30,10 @@ struct EmptyFill {
     for (int64_t i = int64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x;
          NVFP4_PROBE(i < total);
          i += stride) {
-      const float bias = NVFP4_PROBE(p.bias) ? nvh::half_bits_to_float(p.bias[i % p.N], p.kind) : 0.0f;
-      p.Y[i] = nvh::round_to_half_bits(nvh::add_rn(0.0f, bias), p.kind);
+      const float bias = NVFP4_PROBE(p.bias) ? nvh::half_bits_to_float(
+                                                   nvh::load_generic_u16(p.bias + i % p.N), p.kind)
+                                             : 0.0f;
+      nvh::store_u16(p.Y + i, nvh::round_to_half_bits(nvh::add_rn(0.0f, bias), p.kind));
     }
   }
 

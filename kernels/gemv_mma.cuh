@@ -386,7 +386,7 @@ struct GemvMma {
     // weight_scale_2, read once per thread; every thread reads the same
     // value, so the choice of path is uniform. Loaded first, used after the
     // prologue's copies are issued.
-    const float tensor_scale = *p.global_scale;
+    const float tensor_scale = nvh::load_generic_f32(p.global_scale);
     const bool fast = fast_g<kKind>(tensor_scale);
     const FastScales scales = fast ? fast_scales<kKind>(tensor_scale) : FastScales{1.0f, 1.0f};
     const bool has_work = n0 < p.N && part < stages;
@@ -454,12 +454,12 @@ struct GemvMma {
       // stages, part 0 adds them in order.
       ctx.template cp_async_wait<0>();
       float* parked = reinterpret_cast<float*>(warp_stages) + lane * 4;
-      for (int i = 0; i < 4; ++i) parked[i] = d[i];
+      for (int i = 0; i < 4; ++i) nvh::store_f32(parked + i, d[i]);
       ctx.sync_threads();
       if (NVFP4_PROBE(part != 0)) return;
       for (uint32_t w = 1; w < p.split; ++w) {
         const float* other = reinterpret_cast<const float*>(warp_stages + w * kStages * kStageBytes) + lane * 4;
-        for (int i = 0; i < 4; ++i) d[i] = nvh::add_rn(d[i], other[i]);
+        for (int i = 0; i < 4; ++i) d[i] = nvh::add_rn(d[i], nvh::load_generic_f32(other + i));
       }
     }
     if (NVFP4_PROBE(n0 >= p.N)) return;

@@ -38,8 +38,9 @@ NVH_HD NVH_INLINE bool is_power_of_two_in(float g, int lo, int hi) {
 template <nvh::HalfKind kKind>
 NVH_HD NVH_INLINE void store_gemv_output(const GemvOperands& p, float sum, int64_t m, int64_t n) {
   float y = sum;
-  if (NVFP4_PROBE(p.bias)) y = nvh::add_rn(y, nvh::half_bits_to_float(p.bias[n], kKind));
-  p.Y[m * p.N + n] = nvh::round_to_half_bits(y, kKind);
+  if (NVFP4_PROBE(p.bias))
+    y = nvh::add_rn(y, nvh::half_bits_to_float(nvh::load_generic_u16(p.bias + n), kKind));
+  nvh::store_u16(p.Y + m * p.N + n, nvh::round_to_half_bits(y, kKind));
 }
 
 }  // namespace nvfp4

@@ -198,7 +198,7 @@ struct GemvScalarRows {
     const int64_t n0 = warp * kRows;
     if (NVFP4_PROBE(n0 >= p.N)) return;  // the whole warp leaves together
     const int64_t lane = ctx.lane(), blocks = p.K / 16;
-    const float g = *p.global_scale;  // every thread reads the same g: the path below is uniform
+    const float g = nvh::load_generic_f32(p.global_scale);  // every thread reads the same g: the path below is uniform
 
     float acc[kMaxM][kRows] = {};
     // Lanes past the row's last block (K < 512) load nothing.

@@ -134,18 +134,20 @@ struct ActAmaxPartial {
     float m = 0.0f;
     for (int64_t i = int64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x;
          NVFP4_PROBE(i < p.count); i += stride) {
-      m = fold_abs_max(m, nvh::half_bits_to_float(p.A[i], p.kind));
+      m = fold_abs_max(m, nvh::half_bits_to_float(nvh::load_generic_u16(p.A + i), p.kind));
     }
     // Warp maxima through shared memory, then thread 0 folds them.
     m = warp_max(ctx, m);
     float* per_warp = ctx.template shared_mem<float>();
-    if (NVFP4_PROBE(ctx.lane() == 0)) per_warp[ctx.warp()] = m;
+    if (NVFP4_PROBE(ctx.lane() == 0)) nvh::store_f32(per_warp + ctx.warp(), m);
     ctx.sync_threads();
     if (NVFP4_PROBE(ctx.thread_idx().x == 0)) {
       float all = 0.0f;
-      for (uint32_t w = 0; w < ctx.block_dim().x / 32; ++w)
-        all = per_warp[w] > all ? per_warp[w] : all;
-      p.partial[ctx.block_idx().x] = all;
+      for (uint32_t w = 0; w < ctx.block_dim().x / 32; ++w) {
+        const float of_warp = nvh::load_generic_f32(per_warp + w);
+        all = of_warp > all ? of_warp : all;
+      }
+      nvh::store_f32(p.partial + ctx.block_idx().x, all);
     }
   }
 
@@ -171,9 +173,12 @@ struct ActGlobalScale {
   template <class Ctx>
   NVH_HD static void body(Ctx& ctx, const Params& p) {
     float m = 0.0f;
-    for (int64_t i = ctx.lane(); NVFP4_PROBE(i < p.count); i += 32) m = p.partial[i] > m ? p.partial[i] : m;
+    for (int64_t i = ctx.lane(); NVFP4_PROBE(i < p.count); i += 32) {
+      const float partial = nvh::load_generic_f32(p.partial + i);
+      m = partial > m ? partial : m;
+    }
     m = warp_max(ctx, m);
-    if (NVFP4_PROBE(ctx.lane() == 0)) *p.global_scale = act_global_scale(m);
+    if (NVFP4_PROBE(ctx.lane() == 0)) nvh::store_f32(p.global_scale, act_global_scale(m));
   }
 
   static nvh::LaunchShape shape(const Params&) {
@@ -204,14 +209,14 @@ struct ActQuantize {
     float v[kActBlock];
     float amax = 0.0f;
     for (int j = 0; j < kActBlock; ++j) {
-      v[j] = nvh::half_bits_to_float(x[j], kind);
+      v[j] = nvh::half_bits_to_float(nvh::load_generic_u16(x + j), kind);
       amax = fold_abs_max(amax, v[j]);
     }
     const uint8_t scale = act_block_scale(amax, g);
     const float product = dequant_scale(scale, g);  // float(s) * g, the dequant contract's order
     for (int j = 0; j < kActBlock / 2; ++j) {
-      out[j] = static_cast<uint8_t>(act_code(v[2 * j], product) |
-                                    (act_code(v[2 * j + 1], product) << 4));
+      nvh::store_u8(out + j, static_cast<uint8_t>(act_code(v[2 * j], product) |
+                                                  (act_code(v[2 * j + 1], product) << 4)));
     }
     return scale;
   }
@@ -221,14 +226,16 @@ struct ActQuantize {
     const int64_t blocks_per_row = p.K / kActBlock;
     const int64_t total = p.M * blocks_per_row;
     const int64_t stride = int64_t{ctx.grid_dim().x} * ctx.block_dim().x;
-    const float g = *p.global_scale;
+    const float g = nvh::load_generic_f32(p.global_scale);
     for (int64_t i = int64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x;
          NVFP4_PROBE(i < total);
          i += stride) {
       const int64_t row = i / blocks_per_row, b = i - row * blocks_per_row;
       const uint8_t scale = quantize_block(p.A + row * p.K + b * kActBlock, p.kind, g,
                                            p.packed + row * (p.K / 2) + b * (kActBlock / 2));
-      p.scales[NVFP4_PROBE(p.tiled_scales) ? tiled_scale_offset(row, b, blocks_per_row) : i] = scale;
+      nvh::store_u8(
+          p.scales + (NVFP4_PROBE(p.tiled_scales) ? tiled_scale_offset(row, b, blocks_per_row) : i),
+          scale);
     }
   }
 
@@ -258,7 +265,12 @@ struct ScaleRetile {
          o += stride) {
       int64_t r = 0, c = 0;
       tiled_scale_coords(o, p.cols, &r, &c);
-      p.tiled[o] = NVFP4_PROBE(r < p.rows && c < p.cols) ? p.row_major[r * p.cols + c] : uint8_t{0};
+      // The byte before the address, as `tiled[o] = ...` orders them (C++17),
+      // so the device code is the assignment's instruction for instruction.
+      const uint8_t byte = NVFP4_PROBE(r < p.rows && c < p.cols)
+                               ? nvh::load_generic_u8(p.row_major + r * p.cols + c)
+                               : uint8_t{0};
+      nvh::store_u8(p.tiled + o, byte);
     }
   }
 

@@ -271,7 +271,7 @@ Decision run_matmul(nvh::Backend& backend, const MatmulArgs& args, const Options
   void* scratch = args.scratch.data;
   if (is_prefill(d.route)) {
     if (!scratch) {
-      own_scratch = nvh::Buffer(backend, scratch_bytes(p));
+      own_scratch = nvh::Buffer(backend, scratch_bytes(p), "scratch (run_matmul's own)");
       scratch = own_scratch.data();
     }
     d.variant = std::string(d.route == Route::prefill_vec8 ? "vec8" : "scalar") + "+" +

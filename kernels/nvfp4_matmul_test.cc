@@ -193,17 +193,34 @@ INSTANTIATE_TEST_SUITE_P(Backends, OnBackend, ::testing::ValuesIn(backend_names(
 
 // ---- bad input ----
 
+// One backend for every HostCall: a call's buffers may outlive the call
+// they were moved from (c = HostCall()), never their backend.
+nvh::Backend& host_backend() {
+  static const std::unique_ptr<nvh::Backend> backend = nvh::make_host_backend();
+  return *backend;
+}
+
+// Backend memory holding `count` copies of `value`: the host executor's
+// memory checks let kernels touch nothing else, as a GPU would.
+template <class T>
+nvh::Buffer filled(std::size_t count, T value, const std::string& label) {
+  nvh::Buffer b(host_backend(), count * sizeof(T), label);
+  b.upload(std::vector<T>(count, value));
+  return b;
+}
+
 struct HostCall {
-  std::unique_ptr<nvh::Backend> backend = nvh::make_host_backend();
-  std::vector<uint16_t> A = std::vector<uint16_t>(4 * 32, 0x3C00), Y = std::vector<uint16_t>(4 * 8);
-  std::vector<uint8_t> B = std::vector<uint8_t>(8 * 16, 0x22), scales = std::vector<uint8_t>(8 * 2, 0x38);
-  float g = 1.f;
+  nvh::Backend* backend = &host_backend();
+  nvh::Buffer A = filled<uint16_t>(4 * 32, 0x3C00, "A"), Y = filled<uint16_t>(4 * 8, 0, "Y");
+  nvh::Buffer B = filled<uint8_t>(8 * 16, 0x22, "B"),
+              scales = filled<uint8_t>(8 * 2, 0x38, "weight_scale");
+  nvh::Buffer g = filled<float>(1, 1.f, "weight_scale_2");
   MatmulArgs args;
   HostCall() {
     args.A = {A.data(), {4, 32}, ElemType::fp16};
     args.B = {B.data(), {8, 16}, ElemType::e2m1x2};
     args.weight_scale = {scales.data(), {8, 2}, ElemType::e4m3};
-    args.weight_scale_2 = {&g, {}, ElemType::fp32};
+    args.weight_scale_2 = {g.data(), {}, ElemType::fp32};
     args.Y = {Y.data(), {4, 8}, ElemType::fp16};
     args.block_size = 16;
   }
@@ -241,7 +258,7 @@ TEST(RunMatmulBadInput, BlockSizeLargerThanKGivesTheCorrectResult) {
   c.args.weight_scale.shape = {8, 1};
   EXPECT_EQ(c.error(), "no error");
   // 32 values of 1.0 (code 2) times 1.0 (A) times scale 1.0 (E4M3 0x38).
-  for (uint16_t y : c.Y) EXPECT_EQ(y, 0x5000) << "expected 32.0";
+  for (uint16_t y : c.Y.download_as<uint16_t>(4 * 8)) EXPECT_EQ(y, 0x5000) << "expected 32.0";
 }
 
 TEST(RunMatmulBadInput, SizeMismatches) {
@@ -343,10 +360,10 @@ TEST(RunMatmulBadInput, NativeRouteOffSm12xIsReportedAsHardwareGated) {
   sm120.sm = 120;
   sm120.native_fp4 = true;
   o.simulated_caps = sm120;
-  c.A.resize(16 * 32);
-  c.Y.resize(16 * 32);
-  c.B.resize(32 * 16);
-  c.scales.resize(32 * 2);
+  c.A = filled<uint16_t>(16 * 32, 0, "A");
+  c.Y = filled<uint16_t>(16 * 32, 0, "Y");
+  c.B = filled<uint8_t>(32 * 16, 0, "B");
+  c.scales = filled<uint8_t>(32 * 2, 0, "weight_scale");
   c.args.A = {c.A.data(), {16, 32}, ElemType::fp16};
   c.args.B = {c.B.data(), {32, 16}, ElemType::e2m1x2};
   c.args.weight_scale = {c.scales.data(), {32, 2}, ElemType::e4m3};

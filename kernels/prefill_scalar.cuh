@@ -78,7 +78,7 @@ struct PrefillScalar {
       return;
     }
     if (NVFP4_PROBE(b.k + 1 >= static_cast<Index>(p.K))) {  // the pad nibble of an odd K
-      out[0] = low;
+      nvh::store_u16(out, low);
       return;
     }
     // The high nibble starts the next scale block exactly when k + 1 is a multiple of block_size.
@@ -92,8 +92,8 @@ struct PrefillScalar {
     if (NVFP4_PROBE(reinterpret_cast<uintptr_t>(out) % 4 == 0)) {
       nvh::store_u32(out, uint32_t{low} | (uint32_t{high} << 16));
     } else {
-      out[0] = low;
-      out[1] = high;
+      nvh::store_u16(out, low);
+      nvh::store_u16(out + 1, high);
     }
   }
 
@@ -108,7 +108,7 @@ struct PrefillScalar {
   NVH_HD static void bytes(Ctx& ctx, const Params& p) {
     const Index total = static_cast<Index>(p.N * p.row_bytes);
     const Index stride = static_cast<Index>(ctx.grid_dim().x) * ctx.block_dim().x;
-    const float global_scale = *p.global_scale;
+    const float global_scale = nvh::load_generic_f32(p.global_scale);
     for (Index i = static_cast<Index>(ctx.block_idx().x) * ctx.block_dim().x + ctx.thread_idx().x;
          NVFP4_PROBE(i < total); i += kBytesPerTrip * stride) {
       const ByteLoad<Index> first = load_byte(p, i);

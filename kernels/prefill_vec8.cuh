@@ -120,7 +120,7 @@ struct DequantChunk {
 
   template <nvh::HalfKind kKind, bool kOneScale, class Ctx>
   NVH_HD static void rows(Ctx& ctx, const Params& p, int64_t chunk) {
-    const float global_scale = *p.global_scale;  // loaded once, kept in a register for every row
+    const float global_scale = nvh::load_generic_f32(p.global_scale);  // loaded once, kept in a register for every row
     const int64_t k0 = chunk * kValues;
     const ScaleCursor start = first_scale(static_cast<uint32_t>(k0), static_cast<uint32_t>(p.block_size));
     const int64_t stride = ctx.grid_dim().y;

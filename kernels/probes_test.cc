@@ -7,29 +7,28 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <utility>
 
 #include "harness/host_executor.h"
 #include "harness/probe_counts.h"
 #include "kernels/bias_round.cuh"
+#include "kernels/kernel_sources.h"
 
 namespace nvfp4 {
 namespace {
 
 using Site = std::pair<uint32_t, uint32_t>;  // file index, line
 
-// Every NVFP4_PROBE( in kernels/*.cuh, by scanning the sources.
+// Every NVFP4_PROBE( in kernels/*.cuh, by scanning the sources (their text
+// as built, kernel_sources.h: the source tree may be elsewhere at run time).
 std::set<Site> probes_in_sources(std::string* problems) {
-  const std::filesystem::path dir = std::filesystem::path(__FILE__).parent_path();
   std::set<Site> sites;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() != ".cuh") continue;
-    const std::string rel = "kernels/" + entry.path().filename().string();
-    std::ifstream in(entry.path());
+  for (std::size_t f = 0; f < kKernelSourcesCount; ++f) {
+    const std::string rel = kKernelSources[f].path;
+    std::istringstream in(kKernelSources[f].text);
     std::string text;
     uint32_t line = 0;
     while (std::getline(in, text)) {

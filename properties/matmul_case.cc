@@ -156,10 +156,11 @@ CaseInputs make_inputs(const CaseSpec& s) {
 CaseRun run_case(nvh::Backend& backend, const CaseSpec& s, const CaseInputs& in) {
   const std::size_t a_bytes = in.A.size() * 2, y_bytes = static_cast<std::size_t>(s.M * s.N) * 2;
   const std::size_t scratch_bytes = static_cast<std::size_t>(s.N * s.K) * 2;
-  nvh::GuardedBuffer A(backend, a_bytes, s.a_offset), B(backend, in.W.packed.size(), s.b_offset);
-  nvh::GuardedBuffer Y(backend, y_bytes, s.y_offset), scratch(backend, scratch_bytes, s.scratch_offset);
-  nvh::GuardedBuffer scales(backend, in.W.scales.size(), s.scales_offset), g(backend, sizeof(float), s.scale2_offset);
-  nvh::GuardedBuffer bias(backend, in.bias.size() * 2, s.bias_offset);
+  nvh::GuardedBuffer A(backend, a_bytes, s.a_offset, "A"), B(backend, in.W.packed.size(), s.b_offset, "B");
+  nvh::GuardedBuffer Y(backend, y_bytes, s.y_offset, "Y"), scratch(backend, scratch_bytes, s.scratch_offset, "scratch");
+  nvh::GuardedBuffer scales(backend, in.W.scales.size(), s.scales_offset, "weight_scale"),
+      g(backend, sizeof(float), s.scale2_offset, "weight_scale_2");
+  nvh::GuardedBuffer bias(backend, in.bias.size() * 2, s.bias_offset, "bias");
   A.upload(in.A);
   B.upload(in.W.packed);
   scales.upload(in.W.scales);

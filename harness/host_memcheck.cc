@@ -1,0 +1,208 @@
+#include "harness/host_memcheck.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <utility>
+
+namespace nvh {
+namespace memcheck {
+namespace {
+
+class Registry {
+ public:
+  static Registry& global() {
+    static Registry r;
+    return r;
+  }
+
+  void add(uintptr_t base, std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Region& r = regions_[base];
+    r = Region{base, bytes, base, base + bytes, ""};
+    snapshot_.reset();
+  }
+
+  void remove(uintptr_t base) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (regions_.erase(base)) snapshot_.reset();
+  }
+
+  void describe(uintptr_t base, std::size_t offset, std::size_t bytes, const std::string& label) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = regions_.find(base);
+    if (it == regions_.end()) {
+      throw std::invalid_argument("memcheck::describe_allocation: base = " + hex(base) +
+                                  ": not an allocation of the host backend");
+    }
+    if (offset > it->second.bytes || bytes > it->second.bytes - offset) {
+      throw std::invalid_argument(
+          "memcheck::describe_allocation: offset = " + std::to_string(offset) +
+          ", bytes = " + std::to_string(bytes) + ": past the end of the " +
+          std::to_string(it->second.bytes) + "-byte allocation");
+    }
+    it->second.begin = base + offset;
+    it->second.end = base + offset + bytes;
+    it->second.label = label;
+    snapshot_.reset();
+  }
+
+  std::shared_ptr<const Regions> snapshot() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!snapshot_) {
+      auto all = std::make_shared<Regions>();
+      all->reserve(regions_.size());
+      for (const auto& [base, region] : regions_) all->push_back(region);
+      snapshot_ = std::move(all);
+    }
+    return snapshot_;
+  }
+
+  static std::string hex(uintptr_t a) {
+    char text[2 + 2 * sizeof a + 1];
+    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(a));
+    return text;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<uintptr_t, Region> regions_;
+  // Rebuilt after a change, then shared by the launches until the next one.
+  std::shared_ptr<const Regions> snapshot_;
+};
+
+std::string hex(uintptr_t a) { return Registry::hex(a); }
+
+std::string byte_count(uintptr_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
+
+std::string dims(const Dim3* d) {
+  if (!d) return "(?)";
+  return "(" + std::to_string(d->x) + "," + std::to_string(d->y) + "," + std::to_string(d->z) + ")";
+}
+
+const char* op_name(Op op) {
+  switch (op) {
+    case Op::load:
+      return "load";
+    case Op::store:
+      return "store";
+    case Op::cp_async_read:
+      return "cp.async read";
+    case Op::cp_async_write:
+      return "cp.async write";
+  }
+  return "access";  // LCOV_EXCL_LINE: every Op is named above
+}
+
+// Bytes from a to the region's usable range: 0 inside it.
+uintptr_t distance(uintptr_t a, const Region& r) {
+  if (a < r.begin) return r.begin - a;
+  return a >= r.end ? a - r.end + 1 : 0;
+}
+
+}  // namespace
+
+void register_allocation(const void* base, std::size_t bytes) {
+  Registry::global().add(reinterpret_cast<uintptr_t>(base), bytes);
+}
+
+void unregister_allocation(const void* base) noexcept {
+  Registry::global().remove(reinterpret_cast<uintptr_t>(base));
+}
+
+void describe_allocation(const void* base, std::size_t offset, std::size_t bytes,
+                         const std::string& label) {
+  Registry::global().describe(reinterpret_cast<uintptr_t>(base), offset, bytes, label);
+}
+
+std::shared_ptr<const Regions> registered_allocations() { return Registry::global().snapshot(); }
+
+Scope::Scope(const char* kernel, std::shared_ptr<const Regions> regions)
+    : kernel_(kernel), regions_(std::move(regions)), previous_(t_current) {
+  shared_.label = "shared memory";
+  t_current = this;
+}
+
+Scope::~Scope() { t_current = previous_; }
+
+void Scope::set_shared(const unsigned char* shared, std::size_t bytes) {
+  const auto p = reinterpret_cast<uintptr_t>(shared);
+  shared_.base = shared_.begin = p;
+  shared_.bytes = bytes;
+  shared_.end = p + bytes;
+}
+
+// The registered allocation whose whole (guards included) holds a.
+const Region* Scope::containing(uintptr_t a) const {
+  const auto after = std::upper_bound(regions_->begin(), regions_->end(), a,
+                                      [](uintptr_t x, const Region& r) { return x < r.base; });
+  if (after == regions_->begin()) return nullptr;
+  const Region& r = *std::prev(after);
+  return a < r.base + r.bytes ? &r : nullptr;
+}
+
+// The allocation (or shared memory) whose usable range is closest to a.
+const Region* Scope::nearest(uintptr_t a) const {
+  const Region* best = shared_.bytes ? &shared_ : nullptr;
+  const auto after = std::upper_bound(regions_->begin(), regions_->end(), a,
+                                      [](uintptr_t x, const Region& r) { return x < r.base; });
+  for (auto it : {after, after == regions_->begin() ? regions_->end() : std::prev(after)}) {
+    if (it == regions_->end()) continue;
+    if (!best || distance(a, *it) < distance(a, *best)) best = &*it;
+  }
+  return best;
+}
+
+void Scope::check_slow(uintptr_t a, uint32_t width, Op op, Space space) {
+  const bool in_shared = a >= shared_.begin && a < shared_.end;
+  const Region* region = in_shared ? &shared_ : containing(a);
+  std::string problem;
+  const auto add = [&problem](const std::string& what) {
+    problem += (problem.empty() ? "" : "; ") + what;
+  };
+  if (a % width != 0)
+    add("misaligned (the address of a " + std::to_string(width) + "-byte access is a multiple of " +
+        std::to_string(width) + ")");
+  if (!region || a < region->begin || a + width > region->end) {
+    add("out of bounds");
+  } else if (in_shared && space == Space::global) {
+    add("in shared memory, which a global-only access cannot reach");
+  } else if (!in_shared && space == Space::shared) {
+    add("not in shared memory, which a cp.async destination must be");
+  }
+  if (problem.empty()) {
+    if (!in_shared) {  // legal: remember the allocation for the fast path
+      hits_[next_hit_] = Hit{region->begin, region->end};
+      next_hit_ = (next_hit_ + 1) % kHits;
+    }
+    return;
+  }
+  fail(a, width, op, problem, region ? region : nearest(a), region != nullptr);
+}
+
+void Scope::fail(uintptr_t a, uint32_t width, Op op, const std::string& problem,
+                 const Region* region, bool inside) const {
+  std::string m = "memcheck: kernel " + std::string(kernel_) + ", thread " + dims(thread_) +
+                  ", block " + dims(block_) + ": " + std::to_string(width) + "-byte " +
+                  op_name(op) + " at " + hex(a) + " is " + problem;
+  if (!region) throw MemoryViolation(m + "; no allocation is registered");
+  const auto offset = static_cast<long long>(a - region->begin);
+  m += std::string("; ") + (inside ? "in" : "nearest") + " allocation \"" +
+       (region->label.empty() ? "unlabelled" : region->label) + "\" (base " + hex(region->begin) +
+       ", " + byte_count(region->end - region->begin);
+  if (region->begin != region->base || region->end != region->base + region->bytes) {
+    m += ", inside a " + std::to_string(region->bytes) + "-byte allocation at " + hex(region->base);
+  }
+  m += "), offset " + std::to_string(offset);
+  if (a + width > region->end) {
+    m += " (" + byte_count(a + width - region->end) + " past its end)";
+  } else if (a < region->begin) {
+    m += " (" + byte_count(region->begin - a) + " before its start)";
+  }
+  throw MemoryViolation(m);
+}
+
+}  // namespace memcheck
+}  // namespace nvh

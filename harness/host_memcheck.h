@@ -1,0 +1,139 @@
+// The host executor's memory checker: compute-sanitizer's memcheck, on the
+// CPU. On the host, the portable load/store layer (portable_math.h) and the
+// async copies (HostCtx::cp_async16/4) are memcpy, which takes any address;
+// the GPU faults on a misaligned vector access or an address outside its
+// allocations, and a read past a buffer returns garbage the tests may never
+// notice. So while the host executor runs a kernel, every access made
+// through the layer is checked here against the GPU's rules:
+//   - alignment: an access of 1, 2, 4, 8 or 16 bytes is naturally aligned
+//     (PTX ISA, "Addresses as Operands": the address is a multiple of the size);
+//   - bounds: the bytes lie inside one allocation registered by the host
+//     backend (its usable range: a GuardedBuffer's payload, not its guards),
+//     or inside the running block's shared memory;
+//   - space: a global-only access (ld.global.nc, a cp.async source) is not in
+//     shared memory, and a cp.async destination is.
+// A violation throws MemoryViolation, naming the kernel, the thread and block,
+// the address, the access and the allocation it hit or was nearest to.
+//
+// Outside a launch (host code reading host-backend memory) nothing is
+// checked: the per-thread scope below exists only while the executor runs
+// a kernel's blocks. Host code only: the device side of the layer never
+// calls it, so GPU code is what it was.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "harness/kernel_ctx.h"
+
+namespace nvh {
+
+// A kernel broke one of the GPU's memory rules on the host executor.
+class MemoryViolation : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+namespace memcheck {
+
+enum class Op : uint8_t { load, store, cp_async_read, cp_async_write };
+
+// Where an access may land: global memory only (ld.global.nc through
+// __ldg, a cp.async source), shared memory only (a cp.async destination),
+// or either (a plain dereference, which the GPU resolves as a generic address).
+enum class Space : uint8_t { global, shared, generic };
+
+// One allocation: [base, base + bytes) was allocated, and kernels may touch
+// [begin, end) of it (all of it unless the allocation was described narrower).
+struct Region {
+  uintptr_t base = 0, bytes = 0;
+  uintptr_t begin = 0, end = 0;
+  std::string label;
+};
+using Regions = std::vector<Region>;  // sorted by base, disjoint
+
+// The registry of host-backend allocations. One for the process, not one per
+// backend: run_grid_on_host does not know which backend launched it, and all
+// host backends' memory is the same CPU memory. Thread-safe.
+void register_allocation(const void* base, std::size_t bytes);
+void unregister_allocation(const void* base) noexcept;
+// Narrows what kernels may touch of a registered allocation to
+// [base + offset, base + offset + bytes) and names it for messages.
+// Throws std::invalid_argument when base is not registered or the range
+// does not fit.
+void describe_allocation(const void* base, std::size_t offset, std::size_t bytes,
+                         const std::string& label);
+// The registered allocations now; a launch checks against this snapshot.
+std::shared_ptr<const Regions> registered_allocations();
+
+// What the checker knows while one worker thread runs blocks of one launch:
+// the kernel, the allocations, the block's shared memory, and which thread
+// is running (the executor updates it before running each thread). Installs
+// itself as this thread's current scope; the destructor restores the previous one.
+class Scope {
+ public:
+  Scope(const char* kernel, std::shared_ptr<const Regions> regions);
+  ~Scope();
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+  void set_shared(const unsigned char* shared, std::size_t bytes);
+  void set_thread(const Dim3* thread, const Dim3* block) {
+    thread_ = thread;
+    block_ = block;
+  }
+
+  // Inline for the legal accesses that hit shared memory or an allocation
+  // this thread touched recently (few compares); everything else goes to
+  // check_slow, which finds the allocation, remembers it, or throws.
+  void check(uintptr_t a, uint32_t width, Op op, Space space) {
+    const uintptr_t last = a + width;
+    if ((a & (width - 1)) == 0) {
+      if (a >= shared_.begin && last <= shared_.end) {
+        if (space != Space::global) return;
+      } else if (space != Space::shared) {
+        for (const Hit& h : hits_) {
+          if (a >= h.begin && last <= h.end) return;
+        }
+      }
+    }
+    check_slow(a, width, op, space);
+  }
+
+ private:
+  struct Hit {
+    uintptr_t begin = 0, end = 0;
+  };
+  static constexpr int kHits = 4;  // a kernel body reads a few operands in turn
+
+  void check_slow(uintptr_t a, uint32_t width, Op op, Space space);
+  const Region* containing(uintptr_t a) const;
+  const Region* nearest(uintptr_t a) const;
+  [[noreturn]] void fail(uintptr_t a, uint32_t width, Op op, const std::string& problem,
+                         const Region* region, bool inside) const;
+
+  const char* kernel_;
+  std::shared_ptr<const Regions> regions_;
+  Region shared_;
+  Hit hits_[kHits];
+  int next_hit_ = 0;
+  const Dim3* thread_ = nullptr;
+  const Dim3* block_ = nullptr;
+  Scope* previous_;
+};
+
+// This thread's scope, null outside a launch. Constant-initialised, so an
+// access is a plain thread-local load, no guard call.
+inline thread_local Scope* t_current = nullptr;
+
+// The check every access of the portable layer makes on the host.
+inline void check_access(const void* p, uint32_t width, Op op, Space space) {
+  if (Scope* s = t_current) s->check(reinterpret_cast<uintptr_t>(p), width, op, space);
+}
+
+}  // namespace memcheck
+}  // namespace nvh

@@ -1,0 +1,317 @@
+// The host executor's memory checks (host_memcheck.h): test-only kernels that
+// break one GPU memory rule each, made by one thread of the grid, and the
+// message that names it; and legal accesses at every width at the very end
+// of an allocation and of shared memory, which must pass.
+#include "harness/host_memcheck.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "harness/backend.h"
+#include "harness/host_executor.h"
+#include "harness/portable_math.h"
+
+namespace nvh {
+namespace {
+
+// The message of the MemoryViolation `launch` throws, "" when it throws none.
+template <class F>
+std::string violation(F&& launch) {
+  try {
+    launch();
+  } catch (const MemoryViolation& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string hex(const void* p) {
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%llx",
+                static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(p)));
+  return text;
+}
+
+void expect_parts(const std::string& message, std::initializer_list<std::string> parts) {
+  EXPECT_FALSE(message.empty()) << "no MemoryViolation was thrown";
+  for (const std::string& part : parts) {
+    EXPECT_NE(message.find(part), std::string::npos)
+        << "\"" << part << "\" missing from: " << message;
+  }
+}
+
+// Two blocks of 4 x 2 threads; thread (1,1,0) of block (1,0,0) makes the bad
+// access, so the message must name that thread, not the first or the last.
+LaunchShape grid(uint32_t shared_bytes = 0, bool collectives = false) {
+  return LaunchShape{{2, 1, 1}, {4, 2, 1}, shared_bytes, collectives};
+}
+constexpr const char* kCulprit = "thread (1,1,0), block (1,0,0)";
+template <class Ctx>
+bool culprit(Ctx& ctx) {
+  return ctx.block_idx().x == 1 && ctx.thread_idx().x == 1 && ctx.thread_idx().y == 1;
+}
+
+struct MisalignedVectorStore {
+  struct Params {
+    uint8_t* out;
+  };
+  template <class Ctx>
+  static void body(Ctx& ctx, const Params& p) {
+    if (culprit(ctx)) store_u32x4(p.out + 8, {1, 2, 3, 4});  // 8-byte aligned, not 16
+  }
+};
+
+TEST(HostMemcheck, MisalignedVectorStoreIsCaught) {
+  auto backend = make_host_backend();
+  Buffer out(*backend, 64, "out");
+  const std::string m =
+      violation([&] { launch_on_host<MisalignedVectorStore>(grid(), {out.as<uint8_t>()}); });
+  expect_parts(m, {"kernel nvh::(anonymous namespace)::MisalignedVectorStore", kCulprit,
+                   "16-byte store at " + hex(out.as<uint8_t>() + 8), "misaligned",
+                   "in allocation \"out\" (base " + hex(out.data()) + ", 64 bytes), offset 8"});
+  EXPECT_EQ(m.find("out of bounds"), std::string::npos) << m;
+}
+
+struct LoadWord {
+  struct Params {
+    const uint8_t* at;
+  };
+  template <class Ctx>
+  static void body(Ctx& ctx, const Params& p) {
+    if (culprit(ctx)) static_cast<void>(load_u32(p.at));
+  }
+};
+
+TEST(HostMemcheck, MisalignedWordLoadIsCaught) {
+  auto backend = make_host_backend();
+  Buffer in(*backend, 64, "in");
+  const std::string m =
+      violation([&] { launch_on_host<LoadWord>(grid(), {in.as<uint8_t>() + 2}); });
+  expect_parts(m, {"LoadWord", kCulprit, "4-byte load at " + hex(in.as<uint8_t>() + 2),
+                   "misaligned", "in allocation \"in\"", "offset 2"});
+}
+
+TEST(HostMemcheck, ReadOneElementPastAnAllocationIsCaught) {
+  auto backend = make_host_backend();
+  Buffer in(*backend, 64, "table");  // the backend rounds it to 256 bytes: the check must not
+  const std::string m =
+      violation([&] { launch_on_host<LoadWord>(grid(), {in.as<uint8_t>() + 64}); });
+  expect_parts(
+      m, {"LoadWord", kCulprit, "4-byte load at " + hex(in.as<uint8_t>() + 64), "out of bounds",
+          "allocation \"table\" (base " + hex(in.data()) +
+              ", 64 bytes), offset 64 (4 bytes past its end)"});
+  EXPECT_EQ(m.find("misaligned"), std::string::npos) << m;
+}
+
+TEST(HostMemcheck, ReadStraddlingTheEndIsCaught) {
+  auto backend = make_host_backend();
+  Buffer in(*backend, 66, "table");
+  const std::string m =
+      violation([&] { launch_on_host<LoadWord>(grid(), {in.as<uint8_t>() + 64}); });
+  expect_parts(m, {"out of bounds", "offset 64 (2 bytes past its end)"});
+}
+
+struct LoadByte {
+  struct Params {
+    const uint8_t* at;
+  };
+  template <class Ctx>
+  static void body(Ctx& ctx, const Params& p) {
+    if (culprit(ctx)) static_cast<void>(load_u8(p.at));
+  }
+};
+
+TEST(HostMemcheck, ReadOfAGuardByteIsCaughtOnBothSides) {
+  auto backend = make_host_backend();
+  GuardedBuffer y(*backend, 32, 4, "Y");
+  const std::string after =
+      violation([&] { launch_on_host<LoadByte>(grid(), {y.as<uint8_t>() + 32}); });
+  expect_parts(
+      after, {"LoadByte", kCulprit, "1-byte load at " + hex(y.as<uint8_t>() + 32), "out of bounds",
+              "in allocation \"Y\" (base " + hex(y.data()) + ", 32 bytes, inside a",
+              "offset 32 (1 byte past its end)"});
+  const std::string before =
+      violation([&] { launch_on_host<LoadByte>(grid(), {y.as<uint8_t>() - 1}); });
+  expect_parts(before,
+               {"out of bounds", "in allocation \"Y\"", "offset -1 (1 byte before its start)"});
+  EXPECT_EQ(y.damaged_guard_bytes(), 0u);
+}
+
+TEST(HostMemcheck, ReadOfMemoryNoBackendAllocatedIsCaught) {
+  std::vector<uint32_t> host(16);
+  const auto* at = reinterpret_cast<const uint8_t*>(host.data());
+  const std::string m = violation([&] { launch_on_host<LoadWord>(grid(), {at}); });
+  expect_parts(m, {"LoadWord", kCulprit, "4-byte load at " + hex(at), "out of bounds"});
+}
+
+TEST(HostMemcheck, ReadOfReleasedMemoryIsCaught) {
+  auto backend = make_host_backend();
+  const uint8_t* stale = nullptr;
+  {
+    Buffer in(*backend, 64, "released");
+    stale = in.as<uint8_t>();
+  }
+  Buffer other(*backend, 64, "live");  // may reuse the address: then the read is legal
+  if (other.data() == stale) GTEST_SKIP() << "the allocator reused the released address";
+  const std::string m = violation([&] { launch_on_host<LoadWord>(grid(), {stale}); });
+  expect_parts(m, {"out of bounds"});
+  EXPECT_EQ(m.find("\"released\""), std::string::npos) << m;
+}
+
+// Shared memory: 64 bytes; the culprit reads 16 of them at `offset`.
+struct SharedRead {
+  struct Params {
+    uint32_t offset;
+  };
+  template <class Ctx>
+  static void body(Ctx& ctx, const Params& p) {
+    unsigned char* shared = ctx.template shared_mem<unsigned char>();
+    if (culprit(ctx)) static_cast<void>(load_generic_u32x4(shared + p.offset));
+  }
+};
+
+TEST(HostMemcheck, SharedMemoryOverrunIsCaughtInFibersAndPlainLoops) {
+  for (const bool fibers : {true, false}) {
+    SCOPED_TRACE(fibers ? "fibers" : "plain loop");
+    const std::string m = violation([&] { launch_on_host<SharedRead>(grid(64, fibers), {64}); });
+    expect_parts(m,
+                 {"SharedRead", kCulprit, "16-byte load at", "out of bounds",
+                  "allocation \"shared memory\"", "64 bytes), offset 64 (16 bytes past its end)"});
+    EXPECT_EQ(violation([&] { launch_on_host<SharedRead>(grid(64, fibers), {48}); }), "");
+  }
+}
+
+// cp.async: the culprit copies from `src` into shared memory at `dst_offset`
+// (or into `global_dst` when set).
+struct CopyAsync {
+  struct Params {
+    const uint8_t* src;
+    uint32_t dst_offset, width;
+    uint8_t* global_dst;
+  };
+  template <class Ctx>
+  static void body(Ctx& ctx, const Params& p) {
+    if (!culprit(ctx)) return;
+    uint8_t* dst = p.global_dst ? p.global_dst : ctx.template shared_mem<uint8_t>() + p.dst_offset;
+    if (p.width == 16) {
+      ctx.cp_async16(dst, p.src);
+    } else {
+      ctx.cp_async4(dst, p.src);
+    }
+    ctx.cp_async_commit();
+    ctx.template cp_async_wait<0>();
+  }
+};
+
+TEST(HostMemcheck, AsyncCopyChecksItsSourceAndDestination) {
+  auto backend = make_host_backend();
+  Buffer src(*backend, 64, "src");
+  const uint8_t* s = src.as<uint8_t>();
+  expect_parts(
+      violation([&] {
+        launch_on_host<CopyAsync>(grid(64), {s + 8, 0, 16, nullptr});
+      }),
+      {"CopyAsync", kCulprit, "16-byte cp.async read at " + hex(s + 8), "misaligned", "\"src\""});
+  expect_parts(violation([&] {
+                 launch_on_host<CopyAsync>(grid(64), {s + 64, 0, 4, nullptr});
+               }),
+               {"4-byte cp.async read", "out of bounds", "offset 64 (4 bytes past its end)"});
+  expect_parts(
+      violation([&] {
+        launch_on_host<CopyAsync>(grid(64), {s, 60, 16, nullptr});
+      }),
+      {"16-byte cp.async write", "misaligned", "out of bounds", "\"shared memory\"", "offset 60"});
+  expect_parts(violation([&] {
+                 launch_on_host<CopyAsync>(grid(64), {s, 0, 16, src.as<uint8_t>() + 16});
+               }),
+               {"16-byte cp.async write", "not in shared memory", "\"src\"", "offset 16"});
+}
+
+TEST(HostMemcheck, GlobalOnlyLoadOfSharedMemoryIsCaught) {
+  struct LoadShared {
+    struct Params {};
+    static void body(HostCtx& ctx, const Params&) {
+      if (culprit(ctx)) static_cast<void>(load_u32(ctx.shared_mem<uint8_t>()));
+    }
+  };
+  expect_parts(violation([&] { launch_on_host<LoadShared>(grid(64), {}); }),
+               {"LoadShared", kCulprit, "4-byte load",
+                "in shared memory, which a global-only access cannot reach"});
+}
+
+// Every width at the last bytes of a 64-byte allocation and of 64 bytes of
+// shared memory, through every function of the layer: all legal.
+struct EveryWidthAtTheEnd {
+  struct Params {
+    uint8_t* buf;  // 64 bytes
+    uint32_t* sum;
+  };
+  template <class Ctx>
+  static void body(Ctx& ctx, const Params& p) {
+    uint8_t* end = p.buf + 64;
+    uint8_t* shared_end = ctx.template shared_mem<uint8_t>() + 64;
+    uint32_t s = load_u8(end - 1) + load_generic_u8(end - 1) + load_generic_u16(end - 2) +
+                 load_u32(end - 4) + load_u32x2(end - 8).y + load_u32x4(end - 16).w +
+                 load_generic_u32x4(end - 16).w +
+                 float_to_bits(load_generic_f32(reinterpret_cast<float*>(end - 4)));
+    ctx.cp_async16(shared_end - 16, end - 16);
+    ctx.cp_async4(shared_end - 20, end - 4);
+    ctx.cp_async_commit();
+    ctx.template cp_async_wait<0>();
+    s += load_generic_u32x4(shared_end - 16).w + load_generic_u16(shared_end - 2) +
+         load_generic_u8(shared_end - 1);
+    store_u8(end - 1, 1);
+    store_u16(reinterpret_cast<uint16_t*>(end - 2), 2);
+    store_u32(end - 4, 3);
+    store_f32(reinterpret_cast<float*>(end - 4), 4.0f);
+    store_u32x4(end - 16, {5, 6, 7, 8});
+    store_f32(reinterpret_cast<float*>(shared_end - 4), 9.0f);
+    store_u32x4(shared_end - 16, {s, 0, 0, 0});
+    if (ctx.thread_idx().x == 0) store_u32(p.sum, s);
+  }
+};
+
+TEST(HostMemcheck, LegalAccessesOfEveryWidthAtTheLastBytesPass) {
+  auto backend = make_host_backend();
+  Buffer buf(*backend, 64, "buf"), sum(*backend, 4, "sum");
+  backend->fill(buf.data(), 0, 64);
+  for (const bool fibers : {true, false}) {
+    EXPECT_NO_THROW(launch_on_host<EveryWidthAtTheEnd>({{1, 1, 1}, {1, 1, 1}, 64, fibers},
+                                                       {buf.as<uint8_t>(), sum.as<uint32_t>()}));
+  }
+  // The same inside a guarded payload, at an offset off the 256-byte alignment.
+  GuardedBuffer guarded(*backend, 64, 48, "guarded");
+  backend->fill(guarded.data(), 0, 64);
+  EXPECT_NO_THROW(launch_on_host<EveryWidthAtTheEnd>({{1, 1, 1}, {1, 1, 1}, 64, true},
+                                                     {guarded.as<uint8_t>(), sum.as<uint32_t>()}));
+  EXPECT_EQ(guarded.damaged_guard_bytes(), 0u);
+}
+
+TEST(HostMemcheck, NothingIsCheckedOutsideALaunch) {
+  std::vector<uint8_t> host(32, 1);  // not backend memory, and read misaligned
+  EXPECT_EQ(load_u32(host.data() + 1), 0x01010101u);
+  store_u32x4(host.data() + 8, {0, 0, 0, 0});
+  EXPECT_EQ(load_u8(host.data() + 8), 0u);
+}
+
+TEST(HostMemcheck, DescribeAllocationRejectsWhatItCannotDescribe) {
+  auto backend = make_host_backend();
+  Buffer buf(*backend, 64);
+  int not_allocated = 0;
+  EXPECT_THROW(memcheck::describe_allocation(&not_allocated, 0, 4, "x"), std::invalid_argument);
+  try {
+    memcheck::describe_allocation(buf.data(), 60, 8, "x");
+    FAIL() << "a range past the end was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "memcheck::describe_allocation: offset = 60, bytes = 8: past the end of the 64-byte "
+              "allocation");
+  }
+}
+
+}  // namespace
+}  // namespace nvh
