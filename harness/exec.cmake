@@ -1,6 +1,8 @@
-# harness_exec: the kernel context abstraction, the host grid executor and the
-# backends. With NVFP4_ENABLE_CUDA it also holds the CUDA backend.
+# harness_exec: the kernel context abstraction, the host grid executor, the
+# backends, and running tasks in child processes so a crash fails one task
+# (isolation.h). With NVFP4_ENABLE_CUDA it also holds the CUDA backend.
 add_library(harness_exec
+  ${CMAKE_CURRENT_LIST_DIR}/isolation.cc
   ${CMAKE_CURRENT_LIST_DIR}/host_executor.cc
   ${CMAKE_CURRENT_LIST_DIR}/host_memcheck.cc
   ${CMAKE_CURRENT_LIST_DIR}/backend.cc
@@ -10,6 +12,10 @@ target_include_directories(harness_exec PUBLIC ${PROJECT_SOURCE_DIR})
 # Branch probes in kernel bodies count (harness/probe.h); off, they are the bare condition.
 if(NVFP4_DEVICE_PROBES)
   target_compile_definitions(harness_exec PUBLIC NVH_PROBES=1)
+endif()
+# A child process ends with _exit; under gcov it writes its counters first.
+if(NVFP4_COVERAGE)
+  target_compile_definitions(harness_exec PRIVATE NVH_GCOV=1)
 endif()
 target_link_libraries(harness_exec PUBLIC cuda_headers Boost::context Threads::Threads)
 if(NVFP4_ENABLE_CUDA)
@@ -27,4 +33,5 @@ nvfp4_add_gtest(harness_exec_tests
     ${CMAKE_CURRENT_LIST_DIR}/gpu_timing_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/fast_divmod_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/probe_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/isolation_test.cc
   LIBS harness_exec)

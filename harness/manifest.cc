@@ -210,9 +210,16 @@ Manifest read_manifest(const std::string& path) {
                                 where);
 }
 
+Manifest parse_manifest(const std::string& text, const std::string& source) {
+  const std::string where = "parse_manifest: " + source;
+  return manifest_from_document(parse_rejecting_duplicate_keys(text, where), where);
+}
+
 bool ManifestDiff::empty() const {
   return only_in_a.empty() && only_in_b.empty() && differing.empty();
 }
+
+bool ManifestDiff::agree() const { return empty() && matching > 0; }
 
 ManifestDiff compare(const Manifest& a, const Manifest& b) {
   ManifestDiff diff;
@@ -240,7 +247,10 @@ ManifestDiff compare(const Manifest& a, const Manifest& b) {
 std::string render_diff(const ManifestDiff& diff, std::string_view label_a,
                         std::string_view label_b) {
   std::ostringstream out;
-  out << (diff.empty() ? "manifests agree" : "manifests DIFFER") << ": a = " << label_a
+  const char* verdict = diff.matching == 0 && diff.differing.empty() ? "manifests have NO CASE IN COMMON"
+                        : diff.agree()                                  ? "manifests agree"
+                                                                        : "manifests DIFFER";
+  out << verdict << ": a = " << label_a
       << ", b = " << label_b << "\n";
   out << "  matching digests: " << diff.matching << "\n";
   render_names(out, "only in a", diff.only_in_a);

@@ -46,6 +46,10 @@ void write_manifest(const Manifest& manifest, const std::string& path);
 // wrong type, a wrong "format", an empty case name or a malformed digest.
 Manifest read_manifest(const std::string& path);
 
+// The same from text already in memory (e.g. a manifest built into the
+// binary); `source` names it in the messages as read_manifest's path would.
+Manifest parse_manifest(const std::string& text, const std::string& source);
+
 struct DigestMismatch {
   std::string name;
   std::string digest_a;
@@ -59,11 +63,16 @@ struct ManifestDiff {
   std::vector<DigestMismatch> differing;  // sorted by name
   std::size_t matching = 0;               // cases with equal digests
   bool empty() const;
+  // The manifests agree: no difference, and at least one case compared (two
+  // manifests with no case in common prove nothing).
+  bool agree() const;
 };
 
 ManifestDiff compare(const Manifest& a, const Manifest& b);
 
 // Human-readable diff; label_a and label_b name the two sides (e.g. file paths).
+// Its first line says "manifests agree", "manifests DIFFER" or, when no case
+// is in both, "manifests have NO CASE IN COMMON".
 std::string render_diff(const ManifestDiff& diff, std::string_view label_a,
                         std::string_view label_b);
 

@@ -290,6 +290,38 @@ TEST(ManifestDiff, RendersDifferences) {
                 kDigestB + "\n");
 }
 
+TEST(ManifestDiff, NoCaseInCommonIsNotAgreement) {
+  const Manifest none;
+  EXPECT_TRUE(compare(none, none).empty());
+  EXPECT_FALSE(compare(none, none).agree());
+  EXPECT_EQ(render_diff(compare(none, none), "x", "y"),
+            "manifests have NO CASE IN COMMON: a = x, b = y\n"
+            "  matching digests: 0\n");
+  Manifest a, b;
+  a.add_case("only a", kDigestA);
+  b.add_case("only b", kDigestA);
+  EXPECT_FALSE(compare(a, b).agree());
+  EXPECT_EQ(render_diff(compare(a, b), "x", "y"),
+            "manifests have NO CASE IN COMMON: a = x, b = y\n"
+            "  matching digests: 0\n"
+            "  only in a (1):\n"
+            "    only a\n"
+            "  only in b (1):\n"
+            "    only b\n");
+  EXPECT_TRUE(compare(sample(), sample()).agree());
+}
+
+TEST(Manifest, ParseFromTextNamesItsSource) {
+  EXPECT_EQ(parse_manifest(manifest_to_json(sample()), "built in").cases, sample().cases);
+  try {
+    parse_manifest("{", "golden/seed8.host.json (built in)");
+    ADD_FAILURE() << "expected a throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("parse_manifest: golden/seed8.host.json (built in): not valid JSON", 0), 0u)
+        << e.what();
+  }
+}
+
 TEST(ManifestDiff, RendersAgreement) {
   EXPECT_EQ(render_diff(compare(sample(), sample()), "x", "y"),
             "manifests agree: a = x, b = y\n"

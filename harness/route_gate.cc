@@ -104,8 +104,14 @@ RouteCoverage route_coverage(const std::string& route, const std::vector<std::st
   return coverage;
 }
 
+// How a person reads the text: whether the gate is judged (a filtered run is not).
+struct Rendering {
+  bool judged = true;
+};
+
 // The text a person reads for a status; a gated route always names the capability.
-std::string status_text(Coverage status, const std::string& capability) {
+std::string status_text(Coverage status, const std::string& capability, const Rendering& how = {}) {
+  if (status == Coverage::kMissing && !how.judged) return "not reached";
   if (status == Coverage::kHardwareGated) return "hardware-gated: " + capability;
   if (status == Coverage::kExecutedWhileGated) {
     return "EXECUTED-WHILE-GATED (machine lacks: " + capability + ")";
@@ -126,7 +132,7 @@ std::string pad_left(const std::string& text, std::size_t width) {
 }
 
 // Rows = routes, columns = families, total, status; every column as wide as its widest cell.
-void render_table(std::ostringstream& out, const GateReport& report) {
+void render_table(std::ostringstream& out, const GateReport& report, const Rendering& how) {
   std::vector<std::string> header = {"route"};
   for (const std::string& family : report.families) header.push_back(family_label(family));
   header.push_back("total");
@@ -138,7 +144,7 @@ void render_table(std::ostringstream& out, const GateReport& report) {
       row.push_back(std::to_string(count_in(route.by_family, family)));
     }
     row.push_back(std::to_string(route.executed));
-    row.push_back(status_text(route.status, route.capability));
+    row.push_back(status_text(route.status, route.capability, how));
     rows.push_back(row);
   }
   std::vector<std::size_t> widths;
@@ -158,7 +164,7 @@ void render_table(std::ostringstream& out, const GateReport& report) {
   for (const auto& row : rows) print(row);
 }
 
-void render_reasons(std::ostringstream& out, const GateReport& report) {
+void render_reasons(std::ostringstream& out, const GateReport& report, const Rendering& how) {
   std::size_t reason_width = 0;
   std::size_t count_width = 0;
   for (const RouteCoverage& route : report.routes) {
@@ -173,7 +179,7 @@ void render_reasons(std::ostringstream& out, const GateReport& report) {
     for (const ReasonCoverage& reason : route.reasons) {
       out << "    " << pad_right(reason.reason, reason_width) << "  "
           << pad_left(std::to_string(reason.executed), count_width) << "  "
-          << status_text(reason.status, route.capability) << "\n";
+          << status_text(reason.status, route.capability, how) << "\n";
     }
   }
 }
@@ -274,19 +280,20 @@ GateReport evaluate_gate(const GateDeclaration& declaration, const HardwareGates
   return report;
 }
 
-std::string render_gate_text(const GateReport& report) {
-  const std::vector<std::string> problems = report.problems();
+std::string render_gate_text(const GateReport& report, const std::string& not_judged_why) {
+  const Rendering how{not_judged_why.empty()};
+  const std::vector<std::string> problems = how.judged ? report.problems() : std::vector<std::string>{};
   std::ostringstream out;
   out << "route coverage for op " << quoted(report.op) << ": "
-      << (problems.empty() ? "passed" : "FAILED") << "\n\n";
-  render_table(out, report);
+      << (!how.judged ? "gate not judged: " + not_judged_why : problems.empty() ? "passed" : "FAILED") << "\n\n";
+  render_table(out, report, how);
   out << "\n";
-  render_reasons(out, report);
+  render_reasons(out, report, how);
   if (!report.required_families.empty()) {
     out << "\nfamilies (each must reach one of its routes):\n";
     for (const FamilyCoverage& f : report.required_families) {
       out << "  " << f.family << ": " << f.on_target << " launches on " << joined(f.routes) << "  "
-          << (f.status == Coverage::kExecuted ? "executed" : "MISSING") << "\n";
+          << (f.status == Coverage::kExecuted ? "executed" : how.judged ? "MISSING" : "not reached") << "\n";
     }
   }
   if (!problems.empty()) {
@@ -299,7 +306,7 @@ std::string render_gate_text(const GateReport& report) {
   return out.str();
 }
 
-std::string render_gate_json(const GateReport& report) {
+std::string render_gate_json(const GateReport& report, const std::string& not_judged_why) {
   using json = nlohmann::ordered_json;
   json routes = json::array();
   for (const RouteCoverage& route : report.routes) {
@@ -322,7 +329,12 @@ std::string render_gate_json(const GateReport& report) {
   }
   json document;
   document["op"] = report.op;
-  document["passed"] = report.passed();
+  if (not_judged_why.empty()) {
+    document["passed"] = report.passed();
+  } else {
+    document["passed"] = nullptr;
+    document["not_judged_why"] = not_judged_why;
+  }
   document["families"] = report.families;
   document["routes"] = routes;
   document["problems"] = report.problems();

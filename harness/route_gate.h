@@ -94,11 +94,19 @@ GateReport evaluate_gate(const GateDeclaration& declaration, const HardwareGates
 
 // Fixed-width text: a route x family table of launch counts with a status
 // column, then each route's reasons, then the problems.
-std::string render_gate_text(const GateReport& report);
+//
+// A run that cannot be judged (e.g. one that ran only some families) passes a
+// non-empty `not_judged_why`: the first line then says "gate not judged: "
+// and why instead of passed or FAILED, a declared route, reason or family
+// that did not run reads "not reached" instead of MISSING, and no problems
+// are listed (UNDECLARED and EXECUTED-WHILE-GATED still show: no filter
+// excuses them).
+std::string render_gate_text(const GateReport& report, const std::string& not_judged_why = "");
 
 // The same content as pretty JSON: op, passed, families, routes (each with
 // status, capability if gated, executed, by_family for every family, reasons),
-// problems, other_op_records.
-std::string render_gate_json(const GateReport& report);
+// problems, other_op_records. Not judged: "passed" is null and
+// "not_judged_why" says why.
+std::string render_gate_json(const GateReport& report, const std::string& not_judged_why = "");
 
 }  // namespace nvh

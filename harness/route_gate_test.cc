@@ -246,6 +246,48 @@ TEST(RouteGate, TextRenderingOfAPass) {
             "    special  0  hardware-gated: feature Z\n");
 }
 
+// A run of some families: the same table, but nothing it did not reach is
+// called MISSING and nothing says FAILED; what no filter excuses still shows.
+TEST(RouteGate, TextRenderingOfARunNotJudged) {
+  const std::vector<LaunchRecord> records = {rec("alpha", "small", "decode"), rec("zeta", "whim", "decode")};
+  EXPECT_EQ(render_gate_text(evaluate_gate(declaration(), kGammaGated, records), "--family selects 1 of 3 families"),
+            "route coverage for op \"op_x\": gate not judged: --family selects 1 of 3 families\n"
+            "\n"
+            "route  decode  total  status\n"
+            "-----  ------  -----  -------------------------\n"
+            "alpha       1      1  executed\n"
+            "beta        0      0  not reached\n"
+            "gamma       0      0  hardware-gated: feature Z\n"
+            "zeta        1      1  UNDECLARED\n"
+            "\n"
+            "reasons:\n"
+            "  alpha\n"
+            "    small    1  executed\n"
+            "    tiny     0  not reached\n"
+            "  beta\n"
+            "    big      0  not reached\n"
+            "  gamma\n"
+            "    special  0  hardware-gated: feature Z\n"
+            "  zeta\n"
+            "    whim     1  UNDECLARED\n");
+  const nlohmann::json j = nlohmann::json::parse(
+      render_gate_json(evaluate_gate(declaration(), kGammaGated, records), "--family selects 1 of 3 families"));
+  EXPECT_TRUE(j["passed"].is_null());
+  EXPECT_EQ(j["not_judged_why"], "--family selects 1 of 3 families");
+}
+
+TEST(RouteGateFamilies, ARunNotJudgedSaysNotReachedForAFamily) {
+  GateDeclaration d{"op", {{"fast", {"ok"}}}, {{"alpha", {"fast"}}, {"beta", {"fast"}}}};
+  LaunchRecord r;
+  r.op = "op";
+  r.route = "fast";
+  r.reason = "ok";
+  r.family = "alpha";
+  const std::string text = render_gate_text(evaluate_gate(d, {}, {r}), "a filter");
+  EXPECT_NE(text.find("  beta: 0 launches on fast  not reached\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("MISSING"), std::string::npos) << text;
+}
+
 TEST(RouteGate, JsonRenderingCarriesTheTable) {
   std::vector<LaunchRecord> records = complete();
   records.push_back(rec("alpha", "small", "other"));

@@ -55,6 +55,14 @@ void require_rank(const char* name, const TensorArg& t, std::size_t rank) {
   }
 }
 
+// Kernels index rows and K in 32 bits and cuBLAS takes int dimensions; with
+// each below 2^31 no product of two of them overflows 64 bits. Checked as soon
+// as each is known, so a huge value is named as itself, not as a shape derived
+// from it.
+void require_int32(const char* name, int64_t v) {
+  if (v > INT32_MAX) bad(std::string(name) + " = " + std::to_string(v) + ": larger than 2^31 - 1");
+}
+
 uint32_t address_mod(const void* p, uint32_t to) {
   return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p) % to);
 }
@@ -184,6 +192,7 @@ RouteUnavailable::RouteUnavailable(Route route, std::string missing)
 Problem describe_problem(const MatmulArgs& a) {
   Problem p;
   if (a.block_size <= 0) bad("block_size = " + std::to_string(a.block_size) + ": must be positive");
+  require_int32("block_size", a.block_size);
   p.block_size = a.block_size;
 
   require_rank("A", a.A, 2);
@@ -193,10 +202,13 @@ Problem describe_problem(const MatmulArgs& a) {
   p.dtype = a.A.type == ElemType::fp16 ? DType::fp16 : DType::bf16;
   p.M = a.A.shape[0];
   p.K = a.A.shape[1];
+  require_int32("M", p.M);
+  require_int32("K", p.K);
   require("A", a.A, {p.M, p.K}, a.A.type);
 
   require_rank("B", a.B, 2);
   p.N = a.B.shape[0];
+  require_int32("N", p.N);
   require("B", a.B, {p.N, ceil_div(p.K, 2)}, ElemType::e2m1x2);
   require("weight_scale", a.weight_scale, {p.N, ceil_div(p.K, p.block_size)}, ElemType::e4m3);
   if (a.weight_scale_2.shape.empty()) {
@@ -210,12 +222,6 @@ Problem describe_problem(const MatmulArgs& a) {
   require("Y", a.Y, {p.M, p.N}, a.A.type);
   if (a.scratch.present()) require("scratch", a.scratch, {p.N, p.K}, a.A.type);
 
-  // Kernels index rows and K in 32 bits and cuBLAS takes int dimensions; with
-  // each below 2^31 no product of two of them overflows 64 bits.
-  for (const auto& [name, v] :
-       {std::pair<const char*, int64_t>{"M", p.M}, {"N", p.N}, {"K", p.K}, {"block_size", p.block_size}}) {
-    if (v > INT32_MAX) bad(std::string(name) + " = " + std::to_string(v) + ": larger than 2^31 - 1");
-  }
   require_element_alignment("A", a.A, 2);
   require_element_alignment("weight_scale_2", a.weight_scale_2, 4);
   require_element_alignment("bias", a.bias, 2);

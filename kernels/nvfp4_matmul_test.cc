@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <random>
 #include <string>
@@ -324,11 +326,71 @@ TEST(RunMatmulBadInput, MisalignedElementPointers) {
   expect_error(c, "not aligned to its 2-byte elements");
 }
 
-TEST(RunMatmulBadInput, ElementCountsThatOverflow64Bits) {
+TEST(RunMatmulBadInput, ElementCountsThatWouldOverflow64BitsAreRefusedByTheirDimension) {
   HostCall c;
   const int64_t huge = int64_t{1} << 40;
-  c.args.A.shape = {huge, huge};
-  expect_error(c, "overflows a 64-bit element count");
+  c.args.A.shape = {huge, huge};  // 2^80 elements: M is named before any count is formed
+  expect_error(c, "run_matmul: M = 1099511627776: larger than 2^31 - 1");
+}
+
+// Near INT64_MAX, ceil(K / 2) and ceil(K / block_size) once overflowed into
+// negative expected shapes; the bad value is now named as itself.
+TEST(RunMatmulBadInput, KNearInt64MaxIsNamed) {
+  HostCall c;
+  const int64_t K = INT64_MAX - 1;
+  c.args.A.shape = {4, K};
+  c.args.B.shape = {8, K / 2};
+  expect_error(c, "run_matmul: K = 9223372036854775806: larger than 2^31 - 1");
+}
+
+TEST(RunMatmulBadInput, BlockSizeNearInt64MaxIsNamed) {
+  HostCall c;
+  c.args.block_size = INT64_MAX;
+  expect_error(c, "run_matmul: block_size = 9223372036854775807: larger than 2^31 - 1");
+}
+
+TEST(RunMatmulBadInput, MAndNPast32BitsAreNamed) {
+  HostCall c;
+  c.args.A.shape = {int64_t{1} << 31, 32};
+  expect_error(c, "run_matmul: M = 2147483648: larger than 2^31 - 1");
+  c = HostCall();
+  c.args.B.shape = {int64_t{3} << 31, 16};
+  expect_error(c, "run_matmul: N = 6442450944: larger than 2^31 - 1");
+}
+
+TEST(RunMatmulBadInput, EveryMisalignedElementPointerIsNamed) {
+  HostCall c;
+  c.args.A.data = reinterpret_cast<uint8_t*>(c.A.data()) + 1;
+  expect_error(c, "run_matmul: A.data = " + std::to_string(reinterpret_cast<uintptr_t>(c.args.A.data)) +
+                      ": not aligned to its 2-byte elements");
+  c = HostCall();
+  float g2[2] = {1.f, 1.f};
+  c.args.weight_scale_2.data = reinterpret_cast<uint8_t*>(g2) + 2;
+  expect_error(c, "run_matmul: weight_scale_2.data = " +
+                      std::to_string(reinterpret_cast<uintptr_t>(c.args.weight_scale_2.data)) +
+                      ": not aligned to its 4-byte elements");
+  c = HostCall();
+  std::vector<uint16_t> bias(9);
+  c.args.bias = {reinterpret_cast<uint8_t*>(bias.data()) + 1, {8}, ElemType::fp16};
+  expect_error(c, "run_matmul: bias.data = " + std::to_string(reinterpret_cast<uintptr_t>(c.args.bias.data)) +
+                      ": not aligned to its 2-byte elements");
+}
+
+TEST(RunMatmulBadInput, BiasAndScratchClaimsAreChecked) {
+  HostCall c;
+  c.args.bias = {nullptr, {8}, ElemType::fp16};
+  expect_error(c, "run_matmul: bias.data = null with 8 elements");
+  c = HostCall();
+  std::vector<uint16_t> bias(8);
+  c.args.bias = {bias.data(), {8}, ElemType::bf16};
+  expect_error(c, "run_matmul: bias.type = bf16: expected fp16");
+  c = HostCall();
+  std::vector<uint16_t> scratch(8 * 32);
+  c.args.scratch = {scratch.data(), {8, 31}, ElemType::fp16};
+  expect_error(c, "run_matmul: scratch.shape = [8, 31]: expected [8, 32]");
+  c = HostCall();
+  c.args.weight_scale_2.type = ElemType::fp16;
+  expect_error(c, "run_matmul: weight_scale_2.type = fp16: expected fp32");
 }
 
 TEST(RunMatmulBadInput, DimensionsPast32Bits) {

@@ -44,6 +44,12 @@ std::optional<Route> parse_route(std::string_view name) {
   return std::nullopt;
 }
 
+int64_t ceil_div(int64_t a, int64_t b) {
+  if (a < 0) throw std::invalid_argument("ceil_div: a = " + std::to_string(a) + ": must not be negative");
+  if (b <= 0) throw std::invalid_argument("ceil_div: b = " + std::to_string(b) + ": must be positive");
+  return a / b + (a % b != 0 ? 1 : 0);
+}
+
 int64_t checked_mul(int64_t a, int64_t b, const char* what) {
   int64_t out = 0;
   if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &out)) {

@@ -89,6 +89,9 @@ struct Decision {
 
 // Elements and bytes, with overflow checks (std::invalid_argument naming `what`).
 int64_t checked_mul(int64_t a, int64_t b, const char* what);
-inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+// ceil(a / b) for a >= 0 and b > 0, for every such pair: (a + b - 1) / b
+// would overflow for a or b near INT64_MAX. Throws std::invalid_argument
+// naming a negative a or a b <= 0.
+int64_t ceil_div(int64_t a, int64_t b);
 
 }  // namespace nvfp4

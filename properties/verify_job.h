@@ -4,12 +4,23 @@
 //   2. operator: every case family (boundary examples, then random cases),
 //      each case checked for properties (a)-(f) (verify_case.h);
 //   3. model: the synthetic prefill's token hash on every route;
+//   4. golden: the seed8 case list's digests against the golden manifest built
+//      into the binary (host executor: properties/golden/seed8.host.json; an
+//      sm_90 GPU: seed8.h200.json; any other GPU: SKIPPED, the file is the H200's);
 // then the route-coverage gate over the launches this run made. Prints
 // progress, the route table and a summary with the four outcomes; writes the
 // route records, the hash manifest and JUnit XML.
+//
+// Levels 2 to 4 run in worker processes (harness/isolation.h): a case that
+// crashes its worker (SIGFPE, SIGSEGV, ...) is a FAIL for that case and the
+// run goes on with the next one in a fresh worker. Each worker makes its own
+// backend; this process never makes one, since a CUDA context does not
+// survive fork.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -20,18 +31,31 @@ namespace nvfp4 {
 
 struct VerifyOptions {
   std::vector<std::string> families;  // empty: all
-  int random_cases = -1;              // per family; -1: 25 on the host, 200 on a GPU
+  int random_cases = -1;              // per family; -1: 25 on the host, 200 on a GPU; 0: boundary examples only
   uint64_t seed = 1;
   std::string out_dir = "out/verify";
-  bool primitives = true, model = true;
+  bool primitives = true, model = true, golden = true;
+  // Cases run in forked workers, so a crash fails only its case; false runs
+  // them in this process (--no-fork: for debuggers), where a crash ends the run.
+  bool isolate = true;
   // Kernel branch coverage (harness/probe.h, builds with NVFP4_DEVICE_PROBES):
   // the probe counts of this run on this backend as an lcov tracefile ("" = none),
   // its SF paths under source_root ("" = the source tree this was built from).
+  // A worker that crashes takes its counts with it.
   std::string device_coverage;
   std::string source_root;
+  // Tests only (the command line never sets it): called in the worker just
+  // before each level-2 case runs, with the family and case name; the
+  // crash-isolation tests raise signals and throw from it.
+  std::function<void(const std::string& family, const std::string& case_name)> before_case;
 };
 
-// Returns the process exit code: 0 when nothing failed and the gate passed.
-int run_verify(nvh::Backend& backend, const VerifyOptions& options, std::ostream& out);
+// Makes the backend the cases run on; called once in each worker process.
+using BackendFactory = std::function<std::unique_ptr<nvh::Backend>()>;
+
+// Returns the process exit code: 0 when nothing failed and the gate passed
+// (or was not judged: a --family filter). Throws what make_backend throws
+// (e.g. nvh::BackendUnavailable) when no worker can make a backend.
+int run_verify(const BackendFactory& make_backend, const VerifyOptions& options, std::ostream& out);
 
 }  // namespace nvfp4
