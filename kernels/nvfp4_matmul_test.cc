@@ -274,6 +274,17 @@ TEST(RunMatmulBadInput, NegativeDims) {
   expect_error(c, "B.shape = [-8, 16]: negative dimension");
 }
 
+// -1 is the first negative value: the check's boundary (a `d < -1` slipped
+// past the cases above; mutation testing, ci/mutation/).
+TEST(RunMatmulBadInput, MinusOneIsANegativeDim) {
+  HostCall c;
+  c.args.A.shape = {-1, 32};
+  expect_error(c, "A.shape = [-1, 32]: negative dimension");
+  c = HostCall();
+  c.args.B.shape = {8, -1};
+  expect_error(c, "B.shape = [8, -1]: negative dimension");
+}
+
 TEST(RunMatmulBadInput, NullPointers) {
   HostCall c;
   c.args.A.data = nullptr;
