@@ -51,6 +51,19 @@ TEST_P(EmptyFillSizes, EveryElementIsFilledAtGridStrideSizes) {
   }
 }
 
+// The launch: one thread per element in blocks of 256, at most 4096 blocks
+// (past that the grid-stride loop takes over), never a block with no element.
+TEST(EmptyFillShape, OneThreadPerElementUpToTheCap) {
+  const int64_t cap = int64_t{4096} * 256;
+  const int64_t cases[][2] = {{1, 1}, {256, 1}, {257, 2}, {cap - 1, 4096}, {cap, 4096}, {cap + 1, 4096}};
+  for (const auto& c : cases) {
+    const EmptyFill::Params p{nullptr, nullptr, 1, c[0], nvh::HalfKind::fp16};
+    const nvh::LaunchShape s = EmptyFill::shape(p);
+    EXPECT_EQ(s.grid.x, static_cast<uint32_t>(c[1])) << "M * N = " << c[0];
+    EXPECT_EQ(s.block.x, 256u) << "M * N = " << c[0];
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, EmptyFillSizes, ::testing::ValuesIn(nvh::backend_names()),
                          [](const auto& info) { return info.param; });
 
