@@ -144,7 +144,7 @@ def mutant_id(rel, line, original, mutated):
 
 # universalmutator's rule files for C++, in the order `mutate FILE cpp` uses.
 UM_RULES = ["universal.rules", "cpp.rules", "c_like.rules"]
-IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+IDENTIFIER = re.compile(r"(?<!\w)[A-Za-z_]\w*")  # not the x7Fu of 0x7Fu, nor the f of 1.5f
 
 
 def renames_identifier(original, mutated):
