@@ -581,6 +581,7 @@ def load_equivalent():
 def write_reports(out_dir, results, counts, device_files, meta, equivalent):
     os.makedirs(out_dir, exist_ok=True)
     for r in results:
+        r.pop("equivalent", None)  # the file decides now, not an earlier run
         if r["outcome"] == "survived" and r["id"] in equivalent:
             r["equivalent"] = equivalent[r["id"]]
     tally = collections.Counter(r["outcome"] for r in results)
@@ -592,6 +593,12 @@ def write_reports(out_dir, results, counts, device_files, meta, equivalent):
                "invalid": tally["invalid"], "timeout": tally["timeout"],
                "equivalent_tce": tally["equivalent-tce"], "device_only": tally["device-only"],
                "judged": len(results), "score": round(score, 4) if score is not None else None}
+    if any("before" in r for r in results):
+        # The same mutants judged by the suite as it was, before the tests
+        # written for that run's survivors (--merge).
+        before = collections.Counter(r.get("before", r["outcome"]) for r in results if not r.get("equivalent"))
+        summary["killed_before"], summary["survived_before"] = before["killed"], before["survived"]
+        summary["score_before"] = round(before["killed"] / (before["killed"] + before["survived"]), 4)
     secs = [r["seconds"] for r in results if r["outcome"] != "device-only"]
     summary["seconds_total"] = round(sum(secs), 1)
     summary["seconds_per_mutant"] = round(sum(secs) / len(secs), 1) if secs else None
@@ -618,12 +625,15 @@ def render_markdown(doc):
     lines = ["# Mutation report: kernels/ and the dispatcher", ""]
     score = "%.1f %%" % (100 * s["score"]) if s["score"] is not None else "n/a"
     lines += ["Score = killed / (killed + survived) = %d / (%d + %d) = **%s**" % (s["killed"], s["killed"], s["survived"], score), ""]
+    if "score_before" in s:
+        lines += ["Before the tests written for this run's survivors: %d / (%d + %d) = %.1f %%"
+                  % (s["killed_before"], s["killed_before"], s["survived_before"], 100 * s["score_before"]), ""]
     lines += ["| | |", "|---|---|"]
     for k in ("command", "date", "commit", "universalmutator", "sample", "seed", "test_limit_s",
               "unmutated_judge_s"):
         if k in meta:
             lines.append("| %s | %s |" % (k, md_cell(str(meta[k]))))
-    for k in ("judged", "killed", "survived", "survived_equivalent", "invalid", "timeout",
+    for k in ("judged", "killed", "survived", "survived_equivalent", "killed_before", "survived_before", "invalid", "timeout",
               "equivalent_tce", "device_only", "seconds_total", "seconds_per_mutant",
               "seconds_mean_killed", "seconds_mean_survived", "seconds_mean_invalid",
               "seconds_mean_equivalent_tce"):
@@ -660,6 +670,14 @@ def render_markdown(doc):
         for r in eq:
             lines.append("| %s | %s:%d | `%s` | %s |" % (r["id"], r["file"], r["line"], md_cell(r["mutated"]),
                                                         md_cell(r["equivalent"])))
+    was = [r for r in doc["mutants"] if "before" in r]
+    if was:
+        lines += ["", "## Survivors of the first judging, judged again after new tests (%d)" % len(was), "",
+                  "| id | file:line | mutated | now | by |", "|---|---|---|---|---|"]
+        for r in was:
+            lines.append("| %s | %s:%d | `%s` | %s | %s |" % (r["id"], r["file"], r["line"], md_cell(r["mutated"]),
+                                                             r["outcome"], md_cell(r.get("killed_by") or r.get("detail") or
+                                                                                   r.get("equivalent") or "")))
     to = [r for r in doc["mutants"] if r["outcome"] == "timeout"]
     if to:
         lines += ["", "## Timeouts (%d)" % len(to), ""]
@@ -680,6 +698,26 @@ def ensure_universalmutator():
         raise RuntimeError("pip installed universalmutator but `mutate` is not on PATH")
 
 
+def merge_reports(paths, out_dir):
+    with open(paths[0]) as f:
+        base = json.load(f)
+    by_id = {r["id"]: r for r in base["mutants"]}
+    for p in paths[1:]:
+        with open(p) as f:
+            for r in json.load(f)["mutants"]:
+                old = by_id.get(r["id"])
+                if old is None:
+                    continue
+                if old["outcome"] != r["outcome"]:
+                    r["before"] = old.get("before", old["outcome"])
+                by_id[r["id"]] = r
+    meta = dict(base["meta"], merged=" + ".join(paths))
+    summary = write_reports(out_dir, list(by_id.values()), base["generated_per_file"], base["device_only_files"],
+                            meta, load_equivalent())
+    log("merged: score %s (before %s)" % (summary["score"], summary.get("score_before")))
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "mutation"),
@@ -694,12 +732,17 @@ def main(argv=None):
     ap.add_argument("--test-timeout", type=float, help="seconds for one mutant's tests (default 3x the unmutated judge + 60)")
     ap.add_argument("--build-timeout", type=float, default=900, help="seconds for one mutant's build")
     ap.add_argument("--budget", type=float, help="stop judging new mutants after this many seconds")
+    ap.add_argument("--merge", nargs="+", metavar="REPORT",
+                    help="no judging: the first report with the results of the others put over it by id (each "
+                         "changed result keeps the first report's outcome as `before`), written to --out")
     ap.add_argument("--resume", help="a report.json of an earlier run: its results are kept for the ids it judged")
     ap.add_argument("--ci", action="store_true",
                     help="exit 1 if a judged mutant survives that equivalent.json does not waive; with "
                          "--test-timeout, the judge is not first run on the unmutated tree")
     args = ap.parse_args(argv)
 
+    if args.merge:
+        return merge_reports(args.merge, args.out)
     ensure_universalmutator()
     judged_files, device_files = mutated_files(ROOT)
     if args.files:
