@@ -582,6 +582,8 @@ def write_reports(out_dir, results, counts, device_files, meta, equivalent):
     os.makedirs(out_dir, exist_ok=True)
     for r in results:
         r.pop("equivalent", None)  # the file decides now, not an earlier run
+        if r.get("killed_by"):
+            r["killed_by"] = r["killed_by"].rstrip(",")  # runs before the gtest name pattern stopped at ","
         if r["outcome"] == "survived" and r["id"] in equivalent:
             r["equivalent"] = equivalent[r["id"]]
     tally = collections.Counter(r["outcome"] for r in results)
