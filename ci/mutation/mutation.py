@@ -728,7 +728,8 @@ def main(argv=None):
     ap.add_argument("--generate-only", action="store_true", help="generate every mutant, print counts per file, stop")
     ap.add_argument("--sample", type=int, help="judge a stratified sample of this many mutants (every file represented)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the sample")
-    ap.add_argument("--ids", help="judge only these mutant ids (comma-separated, or a report.json whose survivors to re-judge)")
+    ap.add_argument("--ids", help="judge only these mutant ids (comma-separated, or a report.json whose survivors, less those "
+                         "equivalent.json waives, to re-judge)")
     ap.add_argument("--files", nargs="*", help="only mutants of these files (repo-relative)")
     ap.add_argument("--jobs", type=int, default=1, help="ninja jobs (default 1: the machine is shared)")
     ap.add_argument("--test-timeout", type=float, help="seconds for one mutant's tests (default 3x the unmutated judge + 60)")
@@ -773,7 +774,8 @@ def main(argv=None):
         if args.ids.endswith(".json"):
             with open(args.ids) as f:
                 prev = json.load(f)
-            want = {r["id"] for r in prev["mutants"] if r["outcome"] == "survived"}
+            waived = load_equivalent()
+            want = {r["id"] for r in prev["mutants"] if r["outcome"] == "survived" and r["id"] not in waived}
         else:
             want = set(args.ids.split(","))
         chosen = [m for m in mutants if m["id"] in want]
