@@ -14,6 +14,7 @@
 #include "harness/backend_fixture.h"
 #include "kernels/gemv_mma.cuh"
 #include "properties/matmul_case.h"
+#include "reference/dequant.h"
 
 namespace nvfp4 {
 namespace {
@@ -293,6 +294,17 @@ TEST(RunMatmulBadInput, NegativeDims) {
   expect_error(c, "B.shape = [-8, 16]: negative dimension");
 }
 
+// -1 is the first negative value: the check's boundary (a `d < -1` slipped
+// past the cases above; mutation testing, ci/mutation/).
+TEST(RunMatmulBadInput, MinusOneIsANegativeDim) {
+  HostCall c;
+  c.args.A.shape = {-1, 32};
+  expect_error(c, "A.shape = [-1, 32]: negative dimension");
+  c = HostCall();
+  c.args.B.shape = {8, -1};
+  expect_error(c, "B.shape = [8, -1]: negative dimension");
+}
+
 TEST(RunMatmulBadInput, NullPointers) {
   HostCall c;
   c.args.A.data = nullptr;
@@ -324,6 +336,55 @@ TEST(RunMatmulBadInput, MisalignedElementPointers) {
   HostCall c;
   c.args.Y.data = reinterpret_cast<uint8_t*>(c.Y.data()) + 1;
   expect_error(c, "not aligned to its 2-byte elements");
+}
+
+// Every pointer the alignment checks cover, misaligned by one byte, is named
+// with its element size (a check that named the wrong tensor slipped past
+// the Y-only case above; mutation testing, ci/mutation/).
+TEST(RunMatmulBadInput, EachMisalignedPointerIsNamed) {
+  std::vector<uint16_t> bias(8 + 1), scratch(8 * 32 + 1);
+  const auto off = [](void* p) { return static_cast<void*>(static_cast<uint8_t*>(p) + 1); };
+  {
+    HostCall c;
+    c.args.A.data = off(c.A.data());
+    expect_error(c, "A.data = " + std::to_string(reinterpret_cast<uintptr_t>(c.args.A.data)) +
+                        ": not aligned to its 2-byte elements");
+  }
+  {
+    HostCall c;
+    c.args.weight_scale_2.data = off(&c.g);
+    expect_error(c, "weight_scale_2.data = " + std::to_string(reinterpret_cast<uintptr_t>(c.args.weight_scale_2.data)) +
+                        ": not aligned to its 4-byte elements");
+  }
+  {
+    HostCall c;
+    c.args.bias = {off(bias.data()), {8}, ElemType::fp16};
+    expect_error(c, "bias.data = " + std::to_string(reinterpret_cast<uintptr_t>(c.args.bias.data)) +
+                        ": not aligned to its 2-byte elements");
+  }
+  {
+    HostCall c;
+    c.args.scratch = {off(scratch.data()), {8, 32}, ElemType::fp16};
+    expect_error(c, "scratch.data = " + std::to_string(reinterpret_cast<uintptr_t>(c.args.scratch.data)) +
+                        ": not aligned to its 2-byte elements");
+  }
+}
+
+// run_dequant (the benchmarks' and replay's dequant alone, untested until a
+// mutant that made it return early survived) writes the contract's scratch
+// with either prefill route.
+TEST(RunDequant, EachPrefillRouteWritesTheReferenceScratch) {
+  std::mt19937 rng(11);
+  for (Route route : {Route::prefill_vec8, Route::prefill_scalar}) {
+    HostCall c;
+    for (auto& b : c.B) b = static_cast<uint8_t>(rng());
+    for (auto& s : c.scales) s = static_cast<uint8_t>(rng() % 0x7F);  // finite E4M3
+    c.g = 0.375f;
+    std::vector<uint16_t> scratch(8 * 32, 0xEEEE);
+    run_dequant(*c.backend, route, c.args, scratch.data());
+    const std::vector<uint16_t> want = ref::dequantize(c.B.data(), c.scales.data(), c.g, 8, 32, 16, ref::Half::fp16);
+    EXPECT_EQ(scratch, want) << route_name(route);
+  }
 }
 
 TEST(RunMatmulBadInput, ElementCountsThatWouldOverflow64BitsAreRefusedByTheirDimension) {

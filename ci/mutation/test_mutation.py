@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Unit tests of mutation.py's pure parts (ctest: mutation_tool_tests)."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mutation  # noqa: E402
+
+
+class HostInactiveLines(unittest.TestCase):
+    def test_cuda_arch_branch_is_device_only_and_its_else_is_not(self):
+        lines = ["int f() {",                    # 1
+                 "#if defined(__CUDA_ARCH__)",   # 2
+                 "  return 1;",                  # 3
+                 "#else",                        # 4
+                 "  return 2;",                  # 5
+                 "#endif",                       # 6
+                 "}"]
+        self.assertEqual(set(mutation.host_inactive_lines(lines)), {3})
+
+    def test_negated_and_nested_conditions(self):
+        lines = ["#if !defined(NVH_HAVE_CUDA)",  # 1
+                 "host();",                      # 2
+                 "#else",                        # 3
+                 "#  if 1",                      # 4
+                 "device();",                    # 5
+                 "#  endif",                     # 6
+                 "#endif",                       # 7
+                 "#ifdef __CUDACC__",            # 8
+                 "cuda();",                      # 9
+                 "#elif defined(__CUDA_ARCH__)",  # 10
+                 "arch();",                      # 11
+                 "#else",                        # 12
+                 "plain();",                     # 13
+                 "#endif"]
+        self.assertEqual(set(mutation.host_inactive_lines(lines)), {5, 9, 11})
+
+    def test_a_false_region_of_no_device_macro_is_not_device_only(self):
+        self.assertEqual(mutation.host_inactive_lines(["#if 0", "x();", "#endif"]), {})
+
+
+class RenamesIdentifier(unittest.TestCase):
+    def test_digits_inside_a_name(self):
+        self.assertTrue(mutation.renames_identifier("uint32_t x = 3;", "uint0_t x = 3;"))
+        self.assertTrue(mutation.renames_identifier("e4m3(x)", "e(4+1)m3(x)"))
+
+    def test_literals_and_operators_are_not_renames(self):
+        self.assertFalse(mutation.renames_identifier("x = 32;", "x = 0;"))
+        self.assertFalse(mutation.renames_identifier("a * b", "a + b"))
+        self.assertFalse(mutation.renames_identifier("f(0x7Fu)", "f(0x0Fu)"))
+
+
+class Ids(unittest.TestCase):
+    def test_id_is_stable_and_depends_on_every_field(self):
+        a = mutation.mutant_id("kernels/x.cuh", 3, "a * b", "a + b")
+        self.assertEqual(a, mutation.mutant_id("kernels/x.cuh", 3, "a * b", "a + b"))
+        self.assertEqual(len(a), 12)
+        for other in [("kernels/y.cuh", 3, "a * b", "a + b"), ("kernels/x.cuh", 4, "a * b", "a + b"),
+                      ("kernels/x.cuh", 3, "a  * b", "a + b"), ("kernels/x.cuh", 3, "a * b", "a - b")]:
+            self.assertNotEqual(a, mutation.mutant_id(*other))
+
+
+class Sampling(unittest.TestCase):
+    def mutants(self):
+        out = []
+        for f, n in (("a.cc", 50), ("b.cuh", 30), ("c.h", 3)):
+            for i in range(n):
+                out.append({"id": "%s-%03d" % (f, i), "file": f, "line": i + 1})
+        out.append({"id": "dev", "file": "d.cc", "line": 1, "device_only": "defined(__CUDA_ARCH__)"})
+        out.append({"id": "ren", "file": "a.cc", "line": 1, "renames_identifier": True})
+        return out
+
+    def test_every_judgeable_file_is_represented_and_the_draw_is_seeded(self):
+        s = mutation.stratified_sample(self.mutants(), 10, 7)
+        self.assertEqual(len(s), 10)
+        self.assertEqual({m["file"] for m in s}, {"a.cc", "b.cuh", "c.h"})
+        self.assertNotIn("dev", [m["id"] for m in s])
+        self.assertNotIn("ren", [m["id"] for m in s])
+        self.assertEqual([m["id"] for m in s], [m["id"] for m in mutation.stratified_sample(self.mutants(), 10, 7)])
+        self.assertNotEqual({m["id"] for m in s}, {m["id"] for m in mutation.stratified_sample(self.mutants(), 10, 8)})
+
+    def test_fewer_than_the_files_takes_one_each_from_some(self):
+        s = mutation.stratified_sample(self.mutants(), 2, 1)
+        self.assertEqual(len(s), 2)
+        self.assertEqual(len({m["file"] for m in s}), 2)
+
+    def test_judging_order_spans_every_file_first(self):
+        order = mutation.judging_order(mutation.stratified_sample(self.mutants(), 12, 3))
+        self.assertEqual([m["file"] for m in order[:3]], ["a.cc", "b.cuh", "c.h"])
+
+
+class ApplyMutant(unittest.TestCase):
+    def test_replaces_one_line_and_refuses_a_moved_line(self):
+        lines = ["a;", "b = 1 * 2;", "c;"]
+        m = {"id": "x", "file": "f", "line": 2, "original": "b = 1 * 2;", "mutated": "b = 1 * 2;\nbreak;"}
+        self.assertEqual(mutation.apply_mutant(lines, m), ["a;", "b = 1 * 2;", "break;", "c;"])
+        with self.assertRaises(RuntimeError):
+            mutation.apply_mutant(["a;", "b = 3;", "c;"], m)
+
+
+if __name__ == "__main__":
+    unittest.main()
