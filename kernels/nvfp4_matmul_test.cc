@@ -352,7 +352,7 @@ TEST(RunMatmulBadInput, EachMisalignedPointerIsNamed) {
   }
   {
     HostCall c;
-    c.args.weight_scale_2.data = off(&c.g);
+    c.args.weight_scale_2.data = off(c.g.data());
     expect_error(c, "weight_scale_2.data = " + std::to_string(reinterpret_cast<uintptr_t>(c.args.weight_scale_2.data)) +
                         ": not aligned to its 4-byte elements");
   }
@@ -377,13 +377,18 @@ TEST(RunDequant, EachPrefillRouteWritesTheReferenceScratch) {
   std::mt19937 rng(11);
   for (Route route : {Route::prefill_vec8, Route::prefill_scalar}) {
     HostCall c;
-    for (auto& b : c.B) b = static_cast<uint8_t>(rng());
-    for (auto& s : c.scales) s = static_cast<uint8_t>(rng() % 0x7F);  // finite E4M3
-    c.g = 0.375f;
-    std::vector<uint16_t> scratch(8 * 32, 0xEEEE);
+    std::vector<uint8_t> packed(8 * 16), scales(8 * 2);
+    for (auto& b : packed) b = static_cast<uint8_t>(rng());
+    for (auto& s : scales) s = static_cast<uint8_t>(rng() % 0x7F);  // finite E4M3
+    const float g = 0.375f;
+    c.B.upload(packed);
+    c.scales.upload(scales);
+    c.g.upload(&g, sizeof g);
+    // Backend memory, so the host executor's memory checks know the scratch.
+    nvh::Buffer scratch = filled<uint16_t>(8 * 32, 0xEEEE, "scratch");
     run_dequant(*c.backend, route, c.args, scratch.data());
-    const std::vector<uint16_t> want = ref::dequantize(c.B.data(), c.scales.data(), c.g, 8, 32, 16, ref::Half::fp16);
-    EXPECT_EQ(scratch, want) << route_name(route);
+    const std::vector<uint16_t> want = ref::dequantize(packed.data(), scales.data(), g, 8, 32, 16, ref::Half::fp16);
+    EXPECT_EQ(scratch.download_as<uint16_t>(8 * 32), want) << route_name(route);
   }
 }
 
