@@ -109,6 +109,16 @@ void inject_a(const CaseSpec& s, CaseInputs& in, const Patterns& pat, std::mt199
       // A whole row of -0 (its outputs are +0 plus the bias); with one row,
       // its second half, so A stays nonzero.
       for (int64_t k = s.M > 1 ? 0 : s.K / 2; k < s.K; ++k) in.A[last_row + k] = 0x8000;
+      if (s.M > 1 && s.N > 0) {
+        // One row of W made non-negative (codes and scales), its bias -0: every
+        // product of that output is -0, and the sum, which starts at +0, is +0,
+        // plus -0 still +0. A sum started at -0 would give -0.
+        const int64_t n = pick(rng, s.N), row_bytes = (s.K + 1) / 2;
+        const int64_t blocks = ref::scale_blocks_per_row(s.K, s.block_size);
+        for (int64_t i = n * row_bytes; i < (n + 1) * row_bytes; ++i) in.W.packed[i] &= 0x77;
+        for (int64_t b = n * blocks; b < (n + 1) * blocks; ++b) in.W.scales[b] &= 0x7F;
+        if (!in.bias.empty()) in.bias[n] = 0x8000;
+      }
       break;
     case ValueClass::a_subnormal: {
       // +-1..7 ulps of the smallest subnormal (fp16 2^-24, bf16 2^-133): a

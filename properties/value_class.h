@@ -22,7 +22,8 @@ enum class ValueClass {
   a_nan,         // NaNs of several patterns (quiet, signalling, negative) in two rows
   a_inf,         // +inf in two rows (once, and twice in a row)
   a_neg_inf,     // -inf likewise
-  a_neg_zero,    // every zero of A is -0, and (M > 1) one whole row is -0
+  a_neg_zero,    // every zero of A is -0; (M > 1) one whole row is -0 and meets one non-negative
+                 // row of W with a -0 bias: every product -0, the output +0
   a_subnormal,   // one row (every row when M == 1) of the smallest subnormals, +-1..7 ulps
   // weight_scale (E4M3 bytes)
   scale_nan_7f,         // 0x7F in an even and an odd scale block (both halves of a GEMV scale pair)
