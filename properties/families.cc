@@ -340,7 +340,8 @@ std::string str(int64_t v) { return std::to_string(v); }
 //                    host executor), kBytesPerTrip (2) bytes a trip, a trip without its second
 //                    byte; 64-bit indices past 2^30 packed bytes (kernels/large_problem_test.cc,
 //                    GPU only: its scratch alone is 4 GiB).
-//   bias_round.cuh   BiasRound: grid.y <= kMaxGridRows (65535) rows; the GPU's GEMM step only.
+//   bias_round.cuh   BiasRound: grid.y <= kMaxGridRows (65535) rows; the GPU's GEMM step only
+//                    (the host's is its own loop; the body alone past the cap: bias_round_test.cc).
 //   gemv_scalar.cuh  rows per warp 4/2/1 by N; lanes taking several 16-value scale blocks
 //                    (K > 32 * 16) or none (K < 32 * 16); warps past N in the last block.
 //   gemv_mma.cuh     split-K 1/2/4/8 (split_for: stages, or tiles against the target warps);

@@ -3,6 +3,7 @@
 // are taken away (the seed's blind spot: a family that never runs).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -15,11 +16,19 @@
 namespace nvfp4 {
 namespace {
 
+// The gate judges which routes, reasons and families launched, not sizes:
+// examples sized to cross a kernel's grid cap (more than 2^18 elements in an
+// operand) add no route or reason and would cost most of this test's time.
+bool cap_sized(const CaseSpec& s) { return std::max({s.M * s.K, s.N * s.K, s.M * s.N}) > (int64_t{1} << 18); }
+
 std::vector<nvh::LaunchRecord> family_launches(nvh::Backend& backend) {
   nvh::RouteRecorder::global().clear();
   const AimContext here = aim_context(backend);
   for (const Family& f : all_families()) {
-    std::vector<CaseSpec> cases = f.examples;
+    std::vector<CaseSpec> cases;
+    for (const CaseSpec& s : f.examples) {
+      if (!cap_sized(s)) cases.push_back(s);
+    }
     for (const CaseSpec& s : sample_family(f, 10, 7)) cases.push_back(s);
     for (const CaseSpec& spec : cases) {
       nvh::RecordContext context(f.name, spec.name());
