@@ -267,6 +267,10 @@ def run(cmd, cwd=None, timeout=None, env=None):
         os.killpg(p.pid, signal.SIGKILL)
         out, _ = p.communicate()
         return "timeout", out, time.time() - t0
+    except BaseException:  # stopped (SIGTERM, ^C): end what we started, then unwind to the restore
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        raise
 
 
 def sync_tree(root, dst):
@@ -708,7 +712,8 @@ def merge_reports(paths, out_dir):
         with open(p) as f:
             for r in json.load(f)["mutants"]:
                 old = by_id.get(r["id"])
-                if old is None:
+                if old is None:  # judged only in a later part of the run
+                    by_id[r["id"]] = r
                     continue
                 if old["outcome"] != r["outcome"]:
                     r["before"] = old.get("before", old["outcome"])
@@ -737,12 +742,16 @@ def main(argv=None):
     ap.add_argument("--budget", type=float, help="stop judging new mutants after this many seconds")
     ap.add_argument("--merge", nargs="+", metavar="REPORT",
                     help="no judging: the first report with the results of the others put over it by id (each "
-                         "changed result keeps the first report's outcome as `before`), written to --out")
+                         "changed result keeps the first report's outcome as `before`; new ids are added), "
+                         "written to --out")
     ap.add_argument("--resume", help="a report.json of an earlier run: its results are kept for the ids it judged")
     ap.add_argument("--ci", action="store_true",
                     help="exit 1 if a judged mutant survives that equivalent.json does not waive; with "
                          "--test-timeout, the judge is not first run on the unmutated tree")
     args = ap.parse_args(argv)
+    # A stopped run unwinds through Judge.judge's `finally`, which puts the
+    # unmutated source and build outputs back (else the next run rebuilds).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     if args.merge:
         return merge_reports(args.merge, args.out)
