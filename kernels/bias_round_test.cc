@@ -8,8 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <memory>
 #include <vector>
 
+#include "harness/backend.h"
 #include "harness/host_executor.h"
 
 namespace nvfp4 {
@@ -31,11 +33,20 @@ void check_rows_past_the_cap(bool with_bias) {
       expected[m * N + n] = nvh::round_to_half_bits(acc[m * N + n] + b, nvh::HalfKind::fp16);
     }
   }
-  const BiasRound::Params p{acc.data(), with_bias ? bias.data() : nullptr, Y.data(), M, N, nvh::HalfKind::fp16};
+  // Backend memory: the host executor checks every access against it.
+  const std::unique_ptr<nvh::Backend> host = nvh::make_host_backend();
+  nvh::Buffer acc_mem(*host, acc.size() * 4, "acc"), bias_mem(*host, bias.size() * 2, "bias"),
+      y_mem(*host, Y.size() * 2, "Y");
+  acc_mem.upload(acc);
+  bias_mem.upload(bias);
+  y_mem.upload(Y);
+  const BiasRound::Params p{acc_mem.as<float>(), with_bias ? bias_mem.as<uint16_t>() : nullptr, y_mem.as<uint16_t>(),
+                            M, N, nvh::HalfKind::fp16};
   const nvh::LaunchShape shape = BiasRound::shape(p);
   ASSERT_EQ(shape.grid.y, BiasRound::kMaxGridRows);
   ASSERT_GT(M, int64_t{shape.grid.y});
   nvh::launch_on_host<BiasRound>(shape, p);
+  Y = y_mem.download_as<uint16_t>(Y.size());
   for (int64_t m : {int64_t{0}, int64_t{BiasRound::kMaxGridRows} - 1, int64_t{BiasRound::kMaxGridRows}, M - 1}) {
     EXPECT_EQ(std::memcmp(&Y[m * N], &expected[m * N], N * 2), 0) << "row " << m;
   }

@@ -39,7 +39,7 @@ struct LtPlan {
   bool has_algo = false;
 };
 
-using PlanKey = std::tuple<int, int64_t, int64_t, int64_t, int, bool, uint32_t, uint32_t, uint32_t>;
+using PlanKey = std::tuple<int, int64_t, int64_t, int64_t, int, bool, uint32_t, uint32_t, uint32_t, uint32_t>;
 
 // Where the product goes: Y itself, or the fp32 accumulator slice in the workspace.
 void* product_target(nvh::CudaBackend& gpu, const GemmStepArgs& g, Output out) {
@@ -50,7 +50,8 @@ void* product_target(nvh::CudaBackend& gpu, const GemmStepArgs& g, Output out) {
 
 PlanKey key_of(const nvh::CudaBackend& gpu, const GemmStepArgs& g) {
   return {gpu.device(), g.M, g.N, g.K, static_cast<int>(g.dtype), g.bias != nullptr,
-          nvh::address_alignment(g.A), nvh::address_alignment(g.W), nvh::address_alignment(g.Y)};
+          nvh::address_alignment(g.A), nvh::address_alignment(g.W), nvh::address_alignment(g.Y),
+          g.bias ? nvh::address_alignment(g.bias) : 256u};
 }
 
 void set_alignment_prefs(cublasLtMatmulPreference_t pref, const GemmStepArgs& g, const void* target) {
@@ -157,6 +158,12 @@ bool epilogue_rounds_once(nvh::CudaBackend& gpu, const LtPlan& plan, const GemmS
 // else fp32 out and the bias-and-round kernel.
 LtPlan choose_plan(nvh::CudaBackend& gpu, const GemmStepArgs& g) {
   if (!g.bias) return build_plan(gpu, g, Output::direct);
+  // cuBLASLt's bias epilogue refused a bias only 2-byte aligned with
+  // CUBLAS_STATUS_NOT_SUPPORTED at run time, after its heuristic had offered
+  // the algorithm (H200, the alignment family's offBias 2/6/10/14 cases); no
+  // preference attribute states the bias's alignment, so a bias off 16 bytes
+  // takes the fp32-then-BiasRound path, which any alignment suits.
+  if (nvh::address_alignment(g.bias) < 16) return build_plan(gpu, g, Output::f32_then_bias_round);
   LtPlan fused = build_plan(gpu, g, Output::bias_epilogue);
   if (fused.has_algo && epilogue_rounds_once(gpu, fused, g)) return fused;
   destroy_plan(fused);
