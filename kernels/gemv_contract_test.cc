@@ -140,30 +140,33 @@ void expect_mma_window() {
 
 // fp16: the same window as gemv_scalar, and one step past either end a
 // weight differs. bf16: the window's ends are choices, not the limits of
-// the weights (gemv_mma.cuh): below 2^-116 the HMUL2 would write subnormals,
-// above 2^0 the sum would be scaled by more than 2^7; FastG below shows the
-// kernel leaves both to the contract path.
+// the weights (gemv_mma.cuh): below 2^-7 the scale factor would have to
+// follow g (a register in the loop), above 2^0 the sum would be scaled by
+// more than 2^7; FastG below shows the kernel leaves both to the contract
+// path.
 TEST(GemvMmaFastWindow, FastWeightsTimesRestoreAreTheContractWeights) {
   EXPECT_EQ(GemvMma::kFastMinExp<HalfKind::fp16>, -14);
   EXPECT_EQ(GemvMma::kFastMaxExp<HalfKind::fp16>, 4);
-  EXPECT_EQ(GemvMma::kFastMinExp<HalfKind::bf16>, -116);
+  EXPECT_EQ(GemvMma::kFastMinExp<HalfKind::bf16>, -7);
   EXPECT_EQ(GemvMma::kFastMaxExp<HalfKind::bf16>, 0);
   expect_mma_window<HalfKind::fp16>();
   expect_mma_window<HalfKind::bf16>();
 }
 
-// The bf16 fast path's scales: the mma sums the contract's own products up
-// to g = 2^-7, then products 2^(e + 7) times smaller, restored once.
-TEST(GemvMmaFastWindow, Bf16ScalesSumContractProductsUpToTwoToTheMinus7) {
-  for (int e = -116; e <= 0; ++e) {
+// The fast path's scales: the scale pairs' factor is fixed (1, 2^119), the
+// sum is restored by g * 2^14 (fp16) or g * 2^7 (bf16), at most 2^7 in bf16.
+TEST(GemvMmaFastWindow, ScalesMakeUpTheDecodesPowerOfTwo) {
+  for (int e = -7; e <= 0; ++e) {
     const GemvMma::FastScales fs = GemvMma::fast_scales<HalfKind::bf16>(std::ldexp(1.0f, e));
-    EXPECT_EQ(fs.restore, std::ldexp(1.0f, std::max(0, e + 7))) << e;
-    EXPECT_EQ(fs.factor * fs.restore, std::ldexp(1.0f, e + 126)) << e;
-    EXPECT_LE(fs.factor, 0x1p119f) << e;
+    EXPECT_EQ(fs.factor, 0x1p119f) << e;
+    EXPECT_EQ(fs.restore, std::ldexp(1.0f, e + 7)) << e;
+    EXPECT_LE(fs.restore, 0x1p7f) << e;
   }
-  const GemvMma::FastScales h = GemvMma::fast_scales<HalfKind::fp16>(0x1p-6f);
-  EXPECT_EQ(h.factor, 1.0f);
-  EXPECT_EQ(h.restore, 0x1p8f);
+  for (int e = -14; e <= 4; ++e) {
+    const GemvMma::FastScales fs = GemvMma::fast_scales<HalfKind::fp16>(std::ldexp(1.0f, e));
+    EXPECT_EQ(fs.factor, 1.0f) << e;
+    EXPECT_EQ(fs.restore, std::ldexp(1.0f, e + 14)) << e;
+  }
 }
 
 // Every g the fast paths leave alone, through each GEMV's contract path.

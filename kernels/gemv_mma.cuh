@@ -31,12 +31,11 @@
 //     window (-14 <= e <= 4) every product and partial sum of either scale
 //     is a normal fp32 number or zero, so scaling by 2^p commutes with every
 //     rounding: the same bits as summing the contract's weights, for every A.
-//     bf16: p = max(0, e + 7); with e <= -7 the mma sums the contract's own
-//     products (p = 0); with -6 <= e <= 0 it sums them 2^p <= 2^7 times
-//     smaller, which differs only where a product or partial sum falls below
-//     2^(p - 126) (tiny activations times tiny weights): the exactness rule
-//     asks for a grid of 2^-142, not 2^-149, so that no exact case does
-//     (reference/exactness.h, kMinGridExp).
+//     bf16 (-7 <= e <= 0): p = e + 7, the mma sums the contract's products
+//     2^p <= 2^7 times smaller, which differs only where a product or
+//     partial sum falls below 2^(p - 126) (tiny activations times tiny
+//     weights): the exactness rule asks for a grid of 2^-142, not 2^-149,
+//     so that no exact case does (reference/exactness.h, kMinGridExp).
 //   * contract, any other g: each weight e2m1 * fl32(e4m3 * g) in fp32,
 //     rounded to the dtype in pairs (contract_pairs), and the fp32 sum used
 //     as it is.
@@ -63,7 +62,6 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
 #include "harness/kernel_ctx.h"
 #include "harness/portable_math.h"
@@ -112,13 +110,14 @@ struct GemvMma {
 
   // The fast window g = 2^e, kFastMinExp <= e <= kFastMaxExp (header
   // comment). fp16: the window where every e2m1 * e4m3 * g is an fp16 value
-  // (gemv_scalar.cuh derives it). bf16: from -116, where the smallest weight
-  // e2m1 * e4m3 * 2^e (2^-10 * 2^e) is still a normal bf16 number, so the
-  // HMUL2 never writes a subnormal (-123 would be exact under IEEE HMUL2,
-  // but that is not measured here), to 0, so the sum is scaled by at most
-  // 2^7 (the exactness rule's margin).
+  // (gemv_scalar.cuh derives it). bf16: -7..0, where the scale pairs keep
+  // their one factor, 2^119 (an immediate, as the decode always had, so the
+  // fast loop stays the one measured before; a factor following g would
+  // hold one more register through a loop already at the 80-register cap),
+  // and the sum is scaled by 2^(e + 7), at most 2^7 (the exactness rule's
+  // margin); a power of two below 2^-7 takes the contract path.
   template <nvh::HalfKind kKind>
-  static constexpr int kFastMinExp = kKind == nvh::HalfKind::fp16 ? -14 : -116;
+  static constexpr int kFastMinExp = kKind == nvh::HalfKind::fp16 ? -14 : -7;
   template <nvh::HalfKind kKind>
   static constexpr int kFastMaxExp = kKind == nvh::HalfKind::fp16 ? 4 : 0;
 
@@ -128,21 +127,19 @@ struct GemvMma {
   }
 
   // The fast path's two powers of two for g = 2^e in the window: `factor`
-  // multiplies each E4M3 scale before the HMUL2 (SpreadDecode::scale_pairs),
-  // `restore` the fp32 sum, so that factor * restore = g * 2^kPairExp.
-  // fp16: factor 1, restore g * 2^14. bf16: factor min(g * 2^126, 2^119),
-  // restore max(g * 2^7, 1). All exact: products of powers of two in range.
+  // multiplies each E4M3 scale before the HMUL2 (SpreadDecode::scale_pairs:
+  // 1 in fp16, 2^119 in bf16), `restore` the fp32 sum, so that factor *
+  // restore = g * 2^kPairExp: g * 2^14 in fp16, g * 2^7 in bf16. Exact:
+  // powers of two in range.
   struct FastScales {
     float factor, restore;
   };
   template <nvh::HalfKind kKind>
+  static constexpr float kFastFactor = kKind == nvh::HalfKind::fp16 ? 1.0f : 0x1p119f;
+  template <nvh::HalfKind kKind>
   NVH_HD static FastScales fast_scales(float g) {
-    if constexpr (kKind == nvh::HalfKind::fp16) {
-      return {1.0f, nvh::mul_rn(g, 0x1p14f)};
-    } else {
-      const float factor = nvh::mul_rn(g, 0x1p126f), restore = nvh::mul_rn(g, 0x1p7f);
-      return {factor < 0x1p119f ? factor : 0x1p119f, restore > 1.0f ? restore : 1.0f};
-    }
+    constexpr float kRestore = kKind == nvh::HalfKind::fp16 ? 0x1p14f : 0x1p7f;
+    return {kFastFactor<kKind>, nvh::mul_rn(g, kRestore)};
   }
 
   // Stages of a row: K / 256, plus a half stage (one step) when K % 256 == 128.
@@ -267,12 +264,18 @@ struct GemvMma {
 
   // The contract path's word q: the same pairs, each weight the contract's
   // round_to_dtype(e2m1 * scale), scale = fl32(e4m3 * g) of block q / 2.
+  // e2m1 comes from SpreadDecode's pair widened to fp32 times 2^kPairExp
+  // (exact: a power of two, and every e2m1 * 2^-kPairExp is exact in 16 bits).
   template <nvh::HalfKind kKind>
   NVH_HD static void contract_pairs(const RowStep& r, const float scales[2], int q, uint32_t pairs[4]) {
-    float w[8];
-    decode_e2m1x8(r.words[q], w);
+    constexpr float kUnbias = kKind == nvh::HalfKind::fp16 ? 0x1p14f : 0x1p126f;
+    SpreadDecode<kKind>::pairs(r.words[q], pairs);
     const float scale = scales[q / 2];
-    for (int i = 0; i < 4; ++i) pairs[i] = nvh::pack_half2_rn(nvh::mul_rn(w[i], scale), nvh::mul_rn(w[i + 4], scale), kKind);
+    for (int i = 0; i < 4; ++i) {
+      const float lo = nvh::mul_rn(nvh::half_bits_to_float(static_cast<uint16_t>(pairs[i]), kKind), kUnbias);
+      const float hi = nvh::mul_rn(nvh::half_bits_to_float(static_cast<uint16_t>(pairs[i] >> 16), kKind), kUnbias);
+      pairs[i] = nvh::pack_half2_rn(nvh::mul_rn(lo, scale), nvh::mul_rn(hi, scale), kKind);
+    }
   }
 
   // 8 consecutive activations a0..a7 re-paired as the weights are, (a0, a4),
@@ -331,12 +334,12 @@ struct GemvMma {
   struct StepScales {
     uint32_t pairs[2];
     float values[2];
-    NVH_HD StepScales(uint16_t two_scales, float g, float factor) {
+    NVH_HD StepScales(uint16_t two_scales, float g) {
       if constexpr (kContract) {
         values[0] = dequant_scale(static_cast<uint8_t>(two_scales), g);
         values[1] = dequant_scale(static_cast<uint8_t>(two_scales >> 8), g);
       } else {
-        SpreadDecode<kKind>::scale_pairs(two_scales, factor, pairs);
+        SpreadDecode<kKind>::scale_pairs(two_scales, kFastFactor<kKind>, pairs);
       }
     }
     NVH_HD void weights(const RowStep& r, int q, uint32_t out[4]) const {
@@ -352,12 +355,11 @@ struct GemvMma {
   // decoded just before them so few registers hold weights at a time.
   // `act`: this lane's 32 activations of the step (row g of A, or row
   // M - 1 for g >= M, whose B columns feed outputs that are never stored),
-  // as activation_pairs reads them. `gs` is weight_scale_2, `factor` the
-  // fast path's scale factor (FastScales).
+  // as activation_pairs reads them. `gs` is weight_scale_2 (contract path).
   template <nvh::HalfKind kKind, bool kPrePaired, bool kContract, class Ctx>
   NVH_HD static void mma_step(Ctx& ctx, const RowStep& lo, const RowStep& hi, const uint8_t* act, float gs,
-                              float factor, float d[4]) {
-    const StepScales<kKind, kContract> scales_lo(lo.scales, gs, factor), scales_hi(hi.scales, gs, factor);
+                              float d[4]) {
+    const StepScales<kKind, kContract> scales_lo(lo.scales, gs), scales_hi(hi.scales, gs);
     for (int q = 0; q < 4; ++q) {
       uint32_t w_lo[4], w_hi[4], b_pairs[4];
       scales_lo.weights(lo, q, w_lo);
@@ -368,6 +370,54 @@ struct GemvMma {
         const uint32_t b[2] = {b_pairs[2 * h], b_pairs[2 * h + 1]};
         ctx.mma_m16n8k16(d, a, b, d, kKind);
       }
+    }
+  }
+
+  // What a warp's stage loop needs that stays fixed, and what it moves
+  // along: the copy cursor, the next stage to copy and its slot, this lane's
+  // activations, the accumulators.
+  struct LoopShape {
+    uint8_t* warp_stages;
+    int part, last, split, half_stage, g, t;
+    uint32_t lane;
+  };
+  template <bool kWide>
+  struct LoopState {
+    CopyCursor<kWide> copy;
+    const uint8_t* act;
+    int next, fill;
+    float d[4];
+  };
+
+  NVH_HD static uint8_t* slot(const LoopShape& s, int i) { return s.warp_stages + i * kStageBytes; }
+  NVH_HD static int following(int i) { return kStages == 2 ? i ^ 1 : i == kStages - 1 ? 0 : i + 1; }
+
+  // The stages of this warp's share of K, each copied in while an earlier
+  // one is read, with the weights of the fast path (kContract false) or the
+  // contract path (`tensor_scale` = weight_scale_2, used only there). Two
+  // copies of the loop, so each path's is straight code.
+  template <nvh::HalfKind kKind, bool kPrePaired, bool kWide, bool kContract, class Ctx>
+  NVH_HD NVH_INLINE static void stream(Ctx& ctx, const Params& p, const LoopShape& s, float tensor_scale,
+                                       LoopState<kWide>& l) {
+    for (int stage = s.part, read = 0; NVFP4_PROBE(stage <= s.last); stage += s.split, read = following(read)) {
+      if (NVFP4_PROBE(l.next <= s.last)) {
+        issue_stage(ctx, p, l.copy, slot(s, l.fill), !kWide && l.next == s.half_stage, s.lane);
+      }
+      ctx.cp_async_commit();
+      l.next += s.split;
+      l.fill = following(l.fill);
+      ctx.template cp_async_wait<kStages - 1>();  // this lane's copies of `stage` have landed
+      ctx.sync_warp();                              // and so have the other lanes'
+      const uint8_t* step_act = l.act;
+      for (int w = 0; w < 2; ++w) {
+        if (NVFP4_PROBE(!kWide && w == 1 && stage == s.half_stage)) break;
+        mma_step<kKind, kPrePaired, kContract>(ctx, row_from_stage(slot(s, read), s.g, w, s.t),
+                                               row_from_stage(slot(s, read), s.g + 8, w, s.t), step_act,
+                                               tensor_scale, l.d);
+        step_act += 2 * kStepK;  // 256 bytes a step, in A and in the pre-paired copy alike
+      }
+      l.act += p.split * 2 * kStageK;
+      ctx.sync_warp();  // every lane is done with this slot before the next issue refills it
     }
   }
 
@@ -383,26 +433,18 @@ struct GemvMma {
     uint8_t* warp_stages = ctx.template shared_mem<uint8_t>() + ctx.warp() * kStages * kStageBytes;
     uint8_t* prepaired = ctx.template shared_mem<uint8_t>() + kPipelineBytes;
     float d[4] = {0.f, 0.f, 0.f, 0.f};  // +0: the contract's sums start there
-    // weight_scale_2, read once per thread; every thread reads the same
-    // value, so the choice of path is uniform. Loaded first, used after the
-    // prologue's copies are issued.
-    const float tensor_scale = nvh::load_generic_f32(p.global_scale);
-    const bool fast = fast_g<kKind>(tensor_scale);
-    const FastScales scales = fast ? fast_scales<kKind>(tensor_scale) : FastScales{1.0f, 1.0f};
     const bool has_work = n0 < p.N && part < stages;
     // Loop state in 32 bits (K / 256 < 2^31 whenever a row of B, K / 2
     // bytes, fits in memory); stage slots rotate without a division.
     const int last = static_cast<int>(stages) - 1, split = static_cast<int>(p.split);
     const int half_stage = !kWide && steps % 2 == 1 ? last : -1;  // a half stage can only be the row's last
-    const auto slot = [warp_stages](int i) { return warp_stages + i * kStageBytes; };
-    const auto following = [](int i) { return kStages == 2 ? i ^ 1 : i == kStages - 1 ? 0 : i + 1; };
-    CopyCursor<kWide> copy = first_copy<kWide>(p, n0, part, lane);
-    int next = static_cast<int>(part), fill = 0;  // the next stage to copy, and its slot
+    const LoopShape shape{warp_stages, static_cast<int>(part), last, split, half_stage, g, t, lane};
+    LoopState<kWide> l{first_copy<kWide>(p, n0, part, lane), nullptr, static_cast<int>(part), 0, {0.f, 0.f, 0.f, 0.f}};
 
     // The first weights are on their way while the block pre-pairs A (when it does).
-    for (int s = 0; s < kStages - 1; ++s, next += split, fill = following(fill)) {
-      if (NVFP4_PROBE(has_work && next <= last)) {
-        issue_stage(ctx, p, copy, slot(fill), !kWide && next == half_stage, lane);
+    for (int s = 0; s < kStages - 1; ++s, l.next += split, l.fill = following(l.fill)) {
+      if (NVFP4_PROBE(has_work && l.next <= last)) {
+        issue_stage(ctx, p, l.copy, slot(shape, l.fill), !kWide && l.next == half_stage, lane);
       }
       ctx.cp_async_commit();  // empty groups too, so the wait count below stays uniform
     }
@@ -415,38 +457,19 @@ struct GemvMma {
       // no extra traffic) into outputs that are not stored: no zeroing and no
       // test per load, measured 2-3 % faster on the H200 than skipping them.
       const int64_t act_row = g < p.M ? g : p.M - 1;
-      const uint8_t* act =
-          kPrePaired ? prepaired + act_row * prepaired_row_bytes(p.K) + part * 2 * kStageK + 16 * t
-                     : reinterpret_cast<const uint8_t*>(p.A + act_row * p.K + part * kStageK + 32 * t);
-      // The stages, with the weights of the fast path (false) or the contract
-      // path (true): two copies of the loop, so each path's is straight code.
-      const auto stream = [&](auto contract) {
-        constexpr bool kContract = decltype(contract)::value;
-        for (int stage = static_cast<int>(part), read = 0; NVFP4_PROBE(stage <= last);
-             stage += split, read = following(read)) {
-          if (NVFP4_PROBE(next <= last)) issue_stage(ctx, p, copy, slot(fill), !kWide && next == half_stage, lane);
-          ctx.cp_async_commit();
-          next += split;
-          fill = following(fill);
-          ctx.template cp_async_wait<kStages - 1>();  // this lane's copies of `stage` have landed
-          ctx.sync_warp();                              // and so have the other lanes'
-          const uint8_t* step_act = act;
-          for (int w = 0; w < 2; ++w) {
-            if (NVFP4_PROBE(!kWide && w == 1 && stage == half_stage)) break;
-            mma_step<kKind, kPrePaired, kContract>(ctx, row_from_stage(slot(read), g, w, t),
-                                                   row_from_stage(slot(read), g + 8, w, t), step_act,
-                                                   tensor_scale, scales.factor, d);
-            step_act += 2 * kStepK;  // 256 bytes a step, in A and in the pre-paired copy alike
-          }
-          act += p.split * 2 * kStageK;
-          ctx.sync_warp();  // every lane is done with this slot before the next issue refills it
-        }
-      };
-      if (NVFP4_PROBE(fast)) {
-        stream(std::false_type{});
+      l.act = kPrePaired ? prepaired + act_row * prepaired_row_bytes(p.K) + part * 2 * kStageK + 16 * t
+                         : reinterpret_cast<const uint8_t*>(p.A + act_row * p.K + part * kStageK + 32 * t);
+      // weight_scale_2, read once per thread (every thread reads the same
+      // value, so the path is uniform), here rather than at the start: held
+      // through the prologue, it made values spill there (ptxas, sm_90a).
+      // Its latency hides behind the first stage's copies.
+      const float tensor_scale = nvh::load_generic_f32(p.global_scale);
+      if (NVFP4_PROBE(fast_g<kKind>(tensor_scale))) {
+        stream<kKind, kPrePaired, kWide, false>(ctx, p, shape, 0.0f, l);
       } else {
-        stream(std::true_type{});
+        stream<kKind, kPrePaired, kWide, true>(ctx, p, shape, tensor_scale, l);
       }
+      for (int i = 0; i < 4; ++i) d[i] = l.d[i];
     }
 
     if (NVFP4_PROBE(p.split > 1)) {
@@ -464,10 +487,14 @@ struct GemvMma {
     }
     if (NVFP4_PROBE(n0 >= p.N)) return;
 
+    // The fast path's power of two, from weight_scale_2 read again rather
+    // than kept in a register through the loop (1 on the contract path).
+    const float g_again = nvh::load_generic_f32(p.global_scale);
+    const float restore = fast_g<kKind>(g_again) ? fast_scales<kKind>(g_again).restore : 1.0f;
     for (int i = 0; i < 4; ++i) {
       const int64_t n = n0 + g + (i >= 2 ? 8 : 0), m = 2 * t + (i % 2);
       if (NVFP4_PROBE(n >= p.N || m >= p.M)) continue;
-      store_gemv_output<kKind>(p, nvh::mul_rn(d[i], scales.restore), m, n);  // a power of two (1 on the contract path)
+      store_gemv_output<kKind>(p, nvh::mul_rn(d[i], restore), m, n);
     }
   }
 
