@@ -150,7 +150,15 @@ struct GemvScalarRows {
         // kMaxM is 1 or 2 here and the launcher gives each its own M, so
         // the bound never stops these loops early; it is kept as the guard
         // against reading past A (no probe: it has no other outcome to reach).
+        // Zeroed on the host only: there, with the memory checks inlined
+        // into the loads, g++ -O3 no longer sees that the second loop reads
+        // only rows the first one loaded, and warns; on the GPU zeroing
+        // would add instructions to the hot loop.
+#if defined(__CUDA_ARCH__)
         float a[kMaxM][8];
+#else
+        float a[kMaxM][8] = {};
+#endif
         for (int m = 0; m < kMaxM; ++m) {
           if (m >= p.M) break;
           load_activations<kKind>(p, m, k, a[m]);
