@@ -73,6 +73,33 @@ TEST_P(PrefillScalarWidths, BothIndexWidthsEqualTheReferenceBitForBit) {
   }
 }
 
+// The launch: one thread per packed byte in blocks of 256, no block with
+// nothing to do, and at most 32 blocks per multiprocessor (8 x 32 on the host
+// executor, which reports none); the grid-stride loop covers the rest.
+TEST(PrefillScalarShape, OneThreadPerByteUpToTheCap) {
+  struct Case {
+    int64_t N, K;
+    int multiprocessors;
+    uint32_t blocks;
+  };
+  const Case cases[] = {
+      {1, 2, 0, 1},          // 1 byte
+      {1, 510, 0, 1},        // 255 bytes
+      {1, 512, 0, 1},        // 256 bytes: exactly one block
+      {1, 514, 0, 2},        // 257 bytes
+      {3, 511, 0, 3},        // 3 rows of 256 bytes (odd K rounds up)
+      {1, 20480, 1, 32},     // 40 blocks' worth, capped at 32 for one multiprocessor
+      {64, 4096, 0, 256},    // 512 blocks' worth, capped at 8 x 32 on the host
+  };
+  for (const Case& c : cases) {
+    const PrefillScalar::Params p =
+        PrefillScalar::make_params(nullptr, nullptr, nullptr, nullptr, c.N, c.K, 16, nvh::HalfKind::fp16);
+    const nvh::LaunchShape s = PrefillScalar::shape(p, c.multiprocessors);
+    EXPECT_EQ(s.grid.x, c.blocks) << "N = " << c.N << ", K = " << c.K << ", multiprocessors = " << c.multiprocessors;
+    EXPECT_EQ(s.block.x, 256u);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, PrefillScalarWidths, ::testing::ValuesIn(nvh::backend_names()),
                          [](const auto& info) { return info.param; });
 
