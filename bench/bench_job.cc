@@ -53,7 +53,7 @@ std::vector<uint16_t> random_halves(std::mt19937_64& rng, int64_t n, DType t) {
   return v;
 }
 
-std::unique_ptr<InputSet> make_set(nvh::Backend& b, const Shape& s, std::mt19937_64& rng) {
+std::unique_ptr<InputSet> make_set(nvh::Backend& b, const Shape& s, float g, std::mt19937_64& rng) {
   const int64_t scale_cols = (s.K + s.block_size - 1) / s.block_size;
   auto set = std::make_unique<InputSet>();
   set->A = nvh::Buffer(b, static_cast<std::size_t>(s.M * s.K) * 2);
@@ -68,7 +68,6 @@ std::unique_ptr<InputSet> make_set(nvh::Backend& b, const Shape& s, std::mt19937
   std::vector<uint8_t> sc = random_bytes(rng, set->scales.bytes());
   for (auto& x : sc) x = static_cast<uint8_t>(0x28 + x % 0x20);  // E4M3 in [2^-2, 2^2): finite, normal
   set->scales.upload(sc);
-  const float g = 1.0f / 64;
   set->g.upload(&g, sizeof g);
   set->bias.upload(random_halves(rng, s.N, s.dtype));
   const ElemType t = elem_type(s.dtype);
@@ -115,7 +114,7 @@ class Bench {
     std::mt19937_64 rng(s.M * 1315423911u + s.N * 2654435761u + s.K);
     std::vector<std::unique_ptr<InputSet>> sets;
     const int n = sets_for(s, b_.caps().l2_bytes);
-    for (int i = 0; i < n; ++i) sets.push_back(make_set(b_, s, rng));
+    for (int i = 0; i < n; ++i) sets.push_back(make_set(b_, s, o_.global_scale, rng));
     const nvh::TimingStats t = nvh::time_launches(b_, o_.warmup, o_.reps, [&](int i) { launch(*sets[i % n]); });
     record({group, name, what, s.M, s.N, s.K, t.median_us, t.min_us, t.max_us, bytes, flops, t.launches, n});
   }

@@ -20,6 +20,10 @@ struct BenchOptions {
   int reps = 100;
   std::vector<std::string> groups;  // empty: all ("prefill", "decode", "sweep")
   std::string json_path = "out/bench/bench.json";
+  // weight_scale_2 of every input set. The default is a power of two inside
+  // the GEMVs' fast-path windows; any other value (e.g. 0.3) times the
+  // contract path they take for it (DESIGN.md, "Special values").
+  float global_scale = 1.0f / 64;
 };
 
 struct BenchRow {

@@ -89,6 +89,14 @@ LtPlan build_plan(nvh::CudaBackend& gpu, const GemmStepArgs& g, Output out) {
   const std::size_t workspace = kWorkspaceBytes;
   NVH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof workspace));
   set_alignment_prefs(pref, g, target);
+  // No split-K reduction in the output type: for long K cuBLASLt's heuristic
+  // chose one that sums the partial products in fp16, which rounds them (the
+  // geometry family's exact fp16 cases, K = 608 to 2240, differed from every
+  // other route on the H200). The contract's sum is fp32.
+  const uint32_t reductions = CUBLASLT_REDUCTION_SCHEME_NONE | CUBLASLT_REDUCTION_SCHEME_INPLACE |
+                              CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+  NVH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &reductions,
+                                                        sizeof reductions));
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
   const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(gpu.cublas_lt(), plan.op, plan.w, plan.a, plan.y,

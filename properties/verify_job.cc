@@ -204,7 +204,8 @@ std::string run_family_case(nvh::Backend& backend, const VerifyOptions& o, const
               {"y_sha256", v.y_sha256},
               {"seconds", seconds_since(start)},
               {"routes_run", routes_run},
-              {"decision", {route_name(v.decision.route), v.decision.variant, v.decision.reason}},
+              {"reason", v.reason},
+              {"decision", {route_name(v.decision.route), v.decision.variant, v.decision.reason, v.decision.detail}},
               {"addresses", {a.A, a.B, a.weight_scale, a.weight_scale_2, a.bias, a.Y, a.scratch}}}
       .dump();
 }
@@ -291,6 +292,8 @@ CaseVerdict verdict_from(Outcome o, const json& r) {
   v.decision.route = *parse_route(d.at(0).get<std::string>());
   v.decision.variant = d.at(1).get<std::string>();
   v.decision.reason = d.at(2).get<std::string>();
+  v.decision.detail = d.at(3).get<std::string>();
+  v.reason = r.at("reason").get<std::string>();
   const json& a = r.at("addresses");
   v.addresses = {a.at(0), a.at(1), a.at(2), a.at(3), a.at(4), a.at(5), a.at(6)};
   return v;

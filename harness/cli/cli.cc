@@ -305,6 +305,10 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
   bench->add_option("--json", bo.json_path, "where to write the JSON report")->check(kNotEmpty)->capture_default_str();
+  bench->add_option("--global-scale", bo.global_scale,
+                    "weight_scale_2 of every input set (a power of two takes the GEMVs' fast path; e.g. 0.3 times "
+                    "their contract path)")
+      ->capture_default_str();
 
   auto* replay = app.add_subcommand(
       "replay", "replay a model's matmuls for a prompt in prefill chunks; GPU time in dequant, GEMM and bias per route (GPU)");
