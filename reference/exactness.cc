@@ -22,13 +22,36 @@ int lowest_bit_exponent(double v) {
   return e - 53 + __builtin_ctzll(significand);
 }
 
-// One output element's terms, verdict and explanation.
+// Why an element's finite part is inexact, with the numbers that say so.
+enum class Inexact { no, grid, units, overflow };
+
+// One output element's terms and verdict. The explanation is formatted only
+// for the element the report keeps (explain()): every case's oracle judges
+// every element, and most elements of random data are inexact.
 struct ElementVerdict {
   bool exact = true;
   double bits = 0;
-  std::string why;
+  Inexact why = Inexact::no;
+  int grid_exp = 0;
+  double units = 0, magnitude = 0;
   SumOutcome outcome = SumOutcome::exact;
 };
+
+std::string explain(const ElementVerdict& v, int64_t m, int64_t n) {
+  const std::string element = detail::element_name("Y", m, n);
+  switch (v.why) {
+    case Inexact::no: return "";
+    case Inexact::grid:
+      return element + ": term grid 2^" + std::to_string(v.grid_exp) + " is below 2^" + std::to_string(kMinGridExp) +
+             " (fp32's spacing 2^-149 times gemv_mma's 2^7)";
+    case Inexact::units:
+      return element + ": sum of |terms| = " + detail::float_text(v.units) + " units of 2^" +
+             std::to_string(v.grid_exp) + " (" + detail::float_text(v.bits) + " bits) >= 2^24";
+    case Inexact::overflow:
+      return element + ": sum of |terms| = " + detail::float_text(v.magnitude) + " overflows fp32";
+  }
+  return "";
+}
 
 // What the non-finite terms make of the sum: NaN beats everything, then an infinity of one
 // sign; `finite_can_overflow` turns an infinity into "anything" (a finite overflow of the
@@ -54,8 +77,7 @@ bool may_overflow(double magnitude, std::size_t count) {
 }
 
 // terms: A[m,k]*W[n,k] for every k, then the bias if there is one.
-ElementVerdict judge_terms(const std::vector<double>& terms, int64_t m, int64_t n) {
-  const std::string element = detail::element_name("Y", m, n);
+ElementVerdict judge_terms(const std::vector<double>& terms) {
   NonFinite nf;
   ElementVerdict v;
   int e = std::numeric_limits<int>::max();
@@ -78,8 +100,8 @@ ElementVerdict judge_terms(const std::vector<double>& terms, int64_t m, int64_t 
   if (e < kMinGridExp) {
     v.exact = false;
     v.bits = kInf;
-    v.why = element + ": term grid 2^" + std::to_string(e) + " is below 2^" + std::to_string(kMinGridExp) +
-            " (fp32's spacing 2^-149 times gemv_mma's 2^7)";
+    v.why = Inexact::grid;
+    v.grid_exp = e;
   } else {
     double units = 0;
     // Each addend is an integer. Past 2^53 the running sum may round, but rounding is
@@ -90,11 +112,13 @@ ElementVerdict judge_terms(const std::vector<double>& terms, int64_t m, int64_t 
     v.bits = std::log2(units);
     if (units >= kUnitLimit) {
       v.exact = false;
-      v.why = element + ": sum of |terms| = " + detail::float_text(units) + " units of 2^" +
-              std::to_string(e) + " (" + detail::float_text(v.bits) + " bits) >= 2^24";
+      v.why = Inexact::units;
+      v.grid_exp = e;
+      v.units = units;
     } else if (magnitude > FLT_MAX) {
       v.exact = false;
-      v.why = element + ": sum of |terms| = " + detail::float_text(magnitude) + " overflows fp32";
+      v.why = Inexact::overflow;
+      v.magnitude = magnitude;
     }
   }
   // An exact finite part never overflows (its sum of magnitudes is at most FLT_MAX).
@@ -144,7 +168,7 @@ ExactnessReport analyze_exactness(const uint16_t* A, const uint16_t* W, const ui
         terms.push_back(half_to_double(A[m * K + k], kind) * half_to_double(W[n * K + k], kind));
       }
       if (bias != nullptr) terms.push_back(half_to_double(bias[n], kind));
-      const ElementVerdict v = judge_terms(terms, m, n);
+      const ElementVerdict v = judge_terms(terms);
       report.outcomes.push_back(v.outcome);
       // A failure outranks any success; within the same verdict, more bits is worse.
       const bool worse = !have_worst || (!v.exact && report.exact) ||
@@ -154,7 +178,7 @@ ExactnessReport analyze_exactness(const uint16_t* A, const uint16_t* W, const ui
         report.worst_m = m;
         report.worst_n = n;
         report.worst_bits = v.bits;
-        report.why = v.why;
+        report.why = explain(v, m, n);
         have_worst = true;
       }
     }
