@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  cmake g++ make pkg-config
+  cmake g++ make ninja-build pkg-config
   libgtest-dev librapidcheck-dev libssl-dev
   libboost-context-dev nlohmann-json3-dev libcli11-dev
   lcov
