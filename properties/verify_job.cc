@@ -577,6 +577,9 @@ int run_verify(const BackendFactory& make_backend, const VerifyOptions& o, std::
   manifest.arch = info.arch;
   manifest.tool = "nvfp4-harness verify";
   if (o.primitives) suites.push_back(verify_primitives(out, tally));
+  else out << "level 1, primitives: skipped (--skip primitives)\n";
+  if (!o.model) out << "level 3, model: skipped (--skip model)\n";
+  if (!o.golden) out << "level 4, golden: skipped (--skip golden)\n";
 
   const Golden golden = golden_for(info);
   const Plan plan = make_plan(o, random_cases, golden);

@@ -135,6 +135,23 @@ def host_inactive_lines(lines):
     return out
 
 
+def static_assert_lines(lines):
+    """Line numbers of every line of a static_assert after its first (the
+    first is skipped by ignore.txt): a compile-time check, so a mutant there
+    fails to build or changes nothing the tests can run."""
+    out, depth = set(), 0
+    for no, text in enumerate(lines, 1):
+        code = re.sub(r'"(\\.|[^"\\])*"', '""', text.split("//")[0])
+        if depth > 0:
+            out.add(no)
+        elif re.match(r"\s*static_assert\s*\(", code):
+            depth = 0
+        else:
+            continue
+        depth += code.count("(") - code.count(")")
+    return out
+
+
 # --------------------------------------------------------------- generation
 
 def mutant_id(rel, line, original, mutated):
@@ -174,6 +191,7 @@ def generate_file(root, rel):
     with contextlib.redirect_stdout(io.StringIO()):
         raw = mutator.mutants_regexp(source, ruleFiles=UM_RULES, ignorePatterns=ignore, ignoreStringOnly=True)
     inactive = host_inactive_lines([l.rstrip("\n") for l in source])
+    compile_time = static_assert_lines([l.rstrip("\n") for l in source])
     out, seen = [], set()
     for line, new, *_ in raw:
         original, mutated = source[line - 1].rstrip("\n"), new.rstrip("\n")
@@ -182,6 +200,8 @@ def generate_file(root, rel):
         if rec["id"] in seen:
             continue
         seen.add(rec["id"])
+        if line in compile_time:  # ignore.txt skips a static_assert's first line; these are the rest
+            continue
         if line in inactive:
             rec["device_only"] = inactive[line]
         if renames_identifier(original, mutated):
@@ -306,6 +326,15 @@ class Tree:
         self.build = os.path.join(work, "build")
         self.jobs = jobs
 
+    @property
+    def instrumented(self):
+        """Whether the tree is a gcov build (the coverage preset)."""
+        try:
+            with open(os.path.join(self.build, "CMakeCache.txt")) as f:
+                return "NVFP4_COVERAGE:BOOL=ON" in f.read()
+        except OSError:
+            return False
+
     def ninja(self, targets, timeout=None):
         return run(["nice", "-n", "19", "ninja", "-j", str(self.jobs)] + targets, cwd=self.build, timeout=timeout)
 
@@ -350,9 +379,16 @@ class Tree:
             path = os.path.join(self.build, target)
             if rule == "phony" or not os.path.isfile(path):
                 continue
+            if os.path.isabs(target):  # generated files CMake names by absolute path
+                target = os.path.relpath(target, self.build)
+                path = os.path.join(self.build, target)
             os.makedirs(os.path.dirname(os.path.join(cache, target)), exist_ok=True)
             shutil.copy2(path, os.path.join(cache, target))
             self.pristine[target] = os.stat(path).st_mtime_ns
+            notes = path[:-2] + ".gcno"  # a gcov build: the compile's notes must match the restored object
+            if target.endswith(".o") and os.path.isfile(notes):
+                shutil.copy2(notes, os.path.join(cache, target[:-2] + ".gcno"))
+                self.pristine[target[:-2] + ".gcno"] = os.stat(notes).st_mtime_ns
         self.cache = cache
 
     def restore_outputs(self):
@@ -366,7 +402,9 @@ class Tree:
                 same = False
             if not same:
                 shutil.copy2(os.path.join(self.cache, target), path)
-        r = subprocess.run(["ninja", "-n"], cwd=self.build, capture_output=True, text=True)
+        # A real run, not `ninja -n`: a dry run always shows CMake re-running,
+        # since the CONFIGURE_DEPENDS glob check cannot run in it.
+        r = subprocess.run(["ninja"] + self.kernel_binaries, cwd=self.build, capture_output=True, text=True)
         return "no work to do" in r.stdout
 
     def object_deps(self):
@@ -392,6 +430,38 @@ class Tree:
         out = subprocess.run(["ninja", "-t", "inputs", target], cwd=self.build, capture_output=True,
                              text=True).stdout
         return set(out.split())
+
+
+class InTree(Tree):
+    """An existing Ninja build of the host preset (CI's build/host, just built
+    and tested by ci/test.sh) judged in place: the mutant is written into the
+    work tree itself and put back (content and mtime) after each mutant, and
+    on SIGTERM or ^C through Judge.judge's `finally`. This saves CI the 10 to
+    15 minutes of building a second tree. That build has -g, whose line and
+    column records differ for a mutant that only moves a token, so TCE
+    compares the objects with their debug sections stripped (gcc's code does
+    not depend on -g)."""
+
+    def __init__(self, root, build, work, jobs):
+        super().__init__(work, jobs)
+        self.src = root
+        self.build = os.path.abspath(build)
+
+    def prepare(self, root):
+        if not os.path.exists(os.path.join(self.build, "build.ninja")):
+            raise RuntimeError("--in-tree %s: no Ninja build there (build it first: bash ci/build.sh host)"
+                               % self.build)
+        self.kernel_binaries = self.binaries_linking(os.path.join(self.src, "kernels") + os.sep)
+        t0 = time.time()
+        rc, out, _ = self.ninja(self.kernel_binaries)
+        if rc != 0:
+            raise RuntimeError("the unmutated tree does not build:\n" + out[-4000:])
+        log("unmutated build of %s in %s: %.0f s" % (" ".join(self.kernel_binaries), self.build, time.time() - t0))
+
+    def obj_hash(self, obj):
+        with tempfile.NamedTemporaryFile(suffix=".o") as stripped:
+            subprocess.run(["objcopy", "--strip-debug", os.path.join(self.build, obj), stripped.name], check=True)
+            return hashlib.sha256(stripped.read()).hexdigest()
 
 
 # -------------------------------------------------------------------- judge
@@ -461,6 +531,10 @@ def run_stages(tree, stages, route_log, timeout):
             return "timeout", s.name, "", time.time() - t0
         env = dict(os.environ)
         env.update(s.env)
+        if tree.instrumented:
+            # gcov's atomic counters: threads of one test updating the same
+            # counters run 2.3x slower than one thread (ci/coverage.sh says so too).
+            env.setdefault("NVFP4_HOST_THREADS", "1")
         rc, out, _ = run(s.command, cwd=s.cwd, timeout=left, env=env)
         if rc == "timeout":
             return "timeout", s.name, out[-1500:], time.time() - t0
@@ -736,6 +810,12 @@ def main(argv=None):
     ap.add_argument("--ids", help="judge only these mutant ids (comma-separated, or a report.json whose survivors, less those "
                          "equivalent.json waives, to re-judge)")
     ap.add_argument("--files", nargs="*", help="only mutants of these files (repo-relative)")
+    ap.add_argument("--max-dependents", type=int, metavar="N",
+                    help="leave out files that more than N object files include (CI: a widely included header's "
+                         "mutant rebuilds 14 to 30 objects, minutes each; the full run judges them)")
+    ap.add_argument("--in-tree", metavar="BUILD",
+                    help="judge in this existing Ninja build of the host preset (e.g. build/host), mutating the "
+                         "work tree in place and restoring it after each mutant; default: a scratch copy in --work")
     ap.add_argument("--jobs", type=int, default=1, help="ninja jobs (default 1: the machine is shared)")
     ap.add_argument("--test-timeout", type=float, help="seconds for one mutant's tests (default 3x the unmutated judge + 60)")
     ap.add_argument("--build-timeout", type=float, default=900, help="seconds for one mutant's build")
@@ -791,12 +871,7 @@ def main(argv=None):
         missing = want - {m["id"] for m in chosen}
         if missing:
             log("ids not generated from the current sources (line moved or code changed): " + ", ".join(sorted(missing)))
-    if args.sample is not None:
-        chosen = stratified_sample(chosen, args.sample, args.seed)
-    chosen = judging_order(chosen)
-    log("judging %d mutants" % len(chosen))
-
-    tree = Tree(args.work, args.jobs)
+    tree = InTree(ROOT, args.in_tree, args.work, args.jobs) if args.in_tree else Tree(args.work, args.jobs)
     os.makedirs(args.work, exist_ok=True)
     lock = open(os.path.join(args.work, "lock"), "w")
     try:
@@ -807,6 +882,15 @@ def main(argv=None):
         return 2
     tree.prepare(ROOT)
     judge = Judge(tree, args.test_timeout, args.build_timeout)
+    if args.max_dependents is not None:
+        heavy = sorted({m["file"] for m in chosen if len(judge.objects_of(m["file"])) > args.max_dependents})
+        chosen = [m for m in chosen if m["file"] not in heavy]
+        log("--max-dependents %d: mutants of %s left out (each rebuilds more objects)"
+            % (args.max_dependents, ", ".join(heavy) or "no file"))
+    if args.sample is not None:
+        chosen = stratified_sample(chosen, args.sample, args.seed)
+    chosen = judging_order(chosen)
+    log("judging %d mutants" % len(chosen))
     judge.check_unmutated(run_judge=not (args.ci and args.test_timeout))
     meta = {"command": " ".join(["ci/mutation/mutation.py"] + (argv if argv is not None else sys.argv[1:])),
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),

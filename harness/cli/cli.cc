@@ -267,6 +267,11 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                                            "built from)")
                             ->check(CLI::ExistingDirectory)
                             ->needs(coverage));
+  std::vector<std::string> skipped_levels;
+  run_options.push_back(verify->add_option("--skip", skipped_levels,
+                                           "leave out a level (repeatable): primitives (level 1), model (level 3) "
+                                           "or golden (level 4); the operator's cases (level 2) always run")
+                            ->check(CLI::IsMember({"primitives", "model", "golden"})));
   bool list_families = false;
   auto* list = verify->add_flag("--list", list_families, "list the families and exit");
   for (CLI::Option* o : run_options) list->excludes(o);
@@ -358,7 +363,14 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   vo.isolate = !no_fork;
 
   try {
-    if (*verify) return cmd_verify(backend, vo, list_families, out);
+    if (*verify) {
+      for (const std::string& level : skipped_levels) {
+        if (level == "primitives") vo.primitives = false;
+        if (level == "model") vo.model = false;
+        if (level == "golden") vo.golden = false;
+      }
+      return cmd_verify(backend, vo, list_families, out);
+    }
     if (app.got_subcommand("primitives")) return cmd_primitives(out);
     if (app.got_subcommand("routes")) return cmd_routes(out);
     if (*hash) return cmd_hash(backend, case_list, hash_out, args.empty() ? "nvfp4-harness" : args[0], out);
