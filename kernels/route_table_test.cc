@@ -54,6 +54,33 @@ TEST(RouteTable, ReasonCodesAreTheDeclaredOnes) {
   }
 }
 
+// `nvfp4-harness routes`: per route the line "name: reasons" (the listing's
+// form before the table), then its needs and flags.
+TEST(RouteTable, ListingNamesEveryRouteItsReasonsAndNeeds) {
+  const std::string text = route_table_text();
+  std::size_t at = 0;
+  for (const RouteRow& row : route_table()) {
+    std::string line = std::string(row.name) + ":";
+    for (const std::string& reason : reasons_of(row)) line += " " + reason;
+    std::string needs = "\n  needs: ";
+    for (const RoutePredicate* need : row.needs) needs += std::string(need == *row.needs.begin() ? "" : "; ") + need->statement;
+    const std::size_t found = text.find(line + needs + "\n", at);
+    ASSERT_NE(found, std::string::npos) << row.name << " in\n" << text;
+    EXPECT_EQ(found == 0 || text[found - 1] == '\n', true) << text;
+    at = found + line.size();
+  }
+  EXPECT_NE(text.find("native_sm120: native_opted_in\n  needs: M > 0; N > 0; K > 0; sm 12.x; "
+                      "block-scaled FP4 matmul available; block_size == 16; K % 32 == 0; N % 32 == 0\n"
+                      "  opt-in; hardware-gated where the device lacks it\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("prefill_scalar: odd_block_size k_not_multiple_of_8 unaligned\n  needs: M > 0; N > 0; K > 0\n"
+                      "  dequantizes into a scratch, then a GEMM; forced onto every exact case it accepts (reason "
+                      "forced)\n"),
+            std::string::npos)
+      << text;
+}
+
 // Each row's flags as DESIGN.md states them: opt-in (native_sm120 only),
 // which routes dequantize into a scratch, which are hardware-gated, and
 // which the property suites force for the cross-route check.

@@ -1,7 +1,7 @@
 // dispatch_timing: what one select_route call costs on the host, in
 // nanoseconds and heap allocations, for one problem of each route the chain
 // can take on an sm_90 device. Not a test (timings vary with the machine);
-// run it by hand: build/host/kernels/dispatch_timing [calls] [repeats].
+// run it by hand: build/host/bench/dispatch_timing [calls] [repeats].
 //
 // Each figure is the median over the repeats of (time of `calls` calls) /
 // calls; allocations are counted by the replaced global operator new below
