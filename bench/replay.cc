@@ -146,7 +146,8 @@ ReplayPublished read_published(const ManifestReader& in, const json& j) {
   return p;
 }
 
-bool is_prefill_route(Route r) { return r == Route::prefill_vec8 || r == Route::prefill_scalar; }
+// A route that dequantizes into a scratch and then runs the GEMM step: two timed phases.
+bool is_prefill_route(Route r) { return route_row(r).needs_scratch; }
 
 std::string fixed(double v, int digits) {
   std::ostringstream o;

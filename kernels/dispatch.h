@@ -1,23 +1,19 @@
-// The dispatcher: one ordered chain of named predicates, DESIGN.md's table
-// written as code. select_route is pure and total: every Problem gets a
-// Decision or, for an impossible force_route, an error naming the predicate
-// that fails.
+// The dispatcher: the route table (route_table.h) read as one ordered chain
+// of named predicates, DESIGN.md's table written as data. select_route is
+// pure and total: every Problem gets a RouteChoice or, for an impossible
+// force_route, an error naming the predicate that fails. It builds no text;
+// explain_route gives the same decision in words.
 //
-// Reason codes (the gate requires each to be executed):
-//   empty          m_zero | n_zero | k_zero
-//   gemv_mma       decode_mma
-//   gemv_scalar    decode_k_not_multiple_of_128 | decode_sm_below_80
-//   native_sm120   native_opted_in
-//   prefill_vec8   m_above_8 | decode_block_size_not_16 | decode_unaligned |
-//                  decode_k_not_multiple_of_32
-//   prefill_scalar odd_block_size | k_not_multiple_of_8 | unaligned
-//   any route      forced
+// Reason codes (the gate requires each to be executed) are the table's:
+// `nvfp4-harness routes` lists them, route_reasons(route) gives them.
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/nvfp4_types.h"
+#include "kernels/route_table.h"
 
 namespace nvfp4 {
 
@@ -37,20 +33,31 @@ static_assert(16 % kDecodeOperandAlignment == 0 && 4 % kDecodeScalesAlignment ==
                   16 % kVec8CodesAlignment == 0 && 16 % kVec8ScratchAlignment == 0,
               "each alignment divides the modulus Problem keeps");
 
-Decision select_route(const Problem& problem, const Caps& caps, const Options& options);
+// The reason of every forced launch (Options::force_route).
+inline constexpr std::string_view kForcedReason = "forced";
+
+// The route and reason code; allocates nothing unless it throws (a refused
+// force_route: std::invalid_argument naming the predicate that fails).
+RouteChoice select_route(const Problem& problem, const Caps& caps, const Options& options);
+
+// The same decision with its variant and its explanation: every route the
+// chain tried, in order, with the predicate that passed it over, then the
+// route taken, its reason code and the predicates that held.
+Decision explain_route(const Problem& problem, const Caps& caps, const Options& options);
 
 // The reason codes a route can be taken for (without forcing), in chain order.
 const std::vector<std::string>& route_reasons(Route route);
 
 // Empty when `route` could run `problem` on `caps`; else the first hard
-// precondition it fails, with the values ("K % 128 == 0 fails (K = 96)").
+// precondition it fails, with the values ("K % 128 == 0 (K = 96) fails").
 std::string route_precondition_failure(Route route, const Problem& problem, const Caps& caps);
 
 // Rows of W (output columns) one gemv_scalar warp computes: 4, 2 or 1, the
 // largest that divides N.
 int gemv_scalar_rows_per_warp(int64_t N);
 
-// The capability native_sm120 needs and this device lacks; empty when it has it.
+// The capability native_sm120 needs and this device lacks; empty when it has
+// it (the native row's missing_capability).
 std::string native_sm120_missing_capability(const Caps& caps);
 
 }  // namespace nvfp4

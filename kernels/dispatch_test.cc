@@ -72,10 +72,14 @@ TEST(SelectRoute, FollowsTheDesignTable) {
   for (const Row& r : rows) {
     Options o;
     o.native_opt_in = r.native_opt_in;
-    const Decision d = select_route(r.p, r.caps, o);
-    EXPECT_EQ(route_name(d.route), std::string(route_name(r.route)))
+    const RouteChoice c = select_route(r.p, r.caps, o);
+    const Decision d = explain_route(r.p, r.caps, o);
+    EXPECT_EQ(route_name(c.route), std::string(route_name(r.route)))
         << "M=" << r.p.M << " N=" << r.p.N << " K=" << r.p.K << " bs=" << r.p.block_size << ": " << d.detail;
-    EXPECT_EQ(d.reason, r.reason) << d.detail;
+    EXPECT_EQ(c.reason, r.reason) << d.detail;
+    // The explanation is of the same decision.
+    EXPECT_EQ(d.route, c.route) << d.detail;
+    EXPECT_EQ(d.reason, c.reason) << d.detail;
     const auto& declared = route_reasons(d.route);
     EXPECT_NE(std::find(declared.begin(), declared.end(), d.reason), declared.end())
         << d.reason << " is not declared for " << route_name(d.route);
@@ -85,7 +89,7 @@ TEST(SelectRoute, FollowsTheDesignTable) {
 TEST(SelectRoute, NativeOnAnSm90DeviceIsPassedOverAndSaysWhy) {
   Options o;
   o.native_opt_in = true;
-  const Decision d = select_route(problem(16, 64, 256, 16), sm(90), o);
+  const Decision d = explain_route(problem(16, 64, 256, 16), sm(90), o);
   EXPECT_EQ(d.route, Route::prefill_vec8);
   EXPECT_NE(d.detail.find("native_sm120 opted in but passed over: sm 12.x (sm = 90) fails"), std::string::npos)
       << d.detail;
@@ -113,9 +117,9 @@ TEST(SelectRoute, SimulatedCapsReplaceTheDevice) {
 }
 
 TEST(SelectRoute, GemvScalarRowsPerWarpDivideN) {
-  EXPECT_EQ(select_route(problem(2, 64, 96, 16), sm(90), {}).variant, "rows4");
-  EXPECT_EQ(select_route(problem(2, 66, 96, 16), sm(90), {}).variant, "rows2");
-  EXPECT_EQ(select_route(problem(2, 1, 96, 16), sm(90), {}).variant, "rows1");
+  EXPECT_EQ(explain_route(problem(2, 64, 96, 16), sm(90), {}).variant, "rows4");
+  EXPECT_EQ(explain_route(problem(2, 66, 96, 16), sm(90), {}).variant, "rows2");
+  EXPECT_EQ(explain_route(problem(2, 1, 96, 16), sm(90), {}).variant, "rows1");
 }
 
 void expect_refused(Route r, const Problem& p, const Caps& caps, const std::string& predicate) {
@@ -147,7 +151,7 @@ TEST(SelectRoute, ForcingARouteOnAShapeItCannotTakeIsRefusedNamingThePredicate) 
 TEST(SelectRoute, ForcingARouteThatFitsTakesIt) {
   Options o;
   o.force_route = Route::prefill_scalar;
-  const Decision d = select_route(problem(16, 64, 64, 16), sm(90), o);
+  const RouteChoice d = select_route(problem(16, 64, 64, 16), sm(90), o);
   EXPECT_EQ(d.route, Route::prefill_scalar);
   EXPECT_EQ(d.reason, "forced");
   o.force_route = Route::gemv_scalar;
@@ -157,7 +161,7 @@ TEST(SelectRoute, ForcingARouteThatFitsTakesIt) {
 // Pure: the same question always gets the same answer.
 TEST(SelectRoute, IsPure) {
   const Problem p = problem(9, 100, 120, 12);
-  const Decision a = select_route(p, sm(90), {}), b = select_route(p, sm(90), {});
+  const Decision a = explain_route(p, sm(90), {}), b = explain_route(p, sm(90), {});
   EXPECT_EQ(a.route, b.route);
   EXPECT_EQ(a.reason, b.reason);
   EXPECT_EQ(a.detail, b.detail);

@@ -478,7 +478,7 @@ TEST(NativeDecisions, EverySm12xWithFp4TakesTheRouteWhenOptedIn) {
   Options o;
   o.native_opt_in = true;
   for (int sm : {120, 121, 129}) {
-    const Decision d = select_route(problem(16, 64, 256), caps(sm, true), o);
+    const Decision d = explain_route(problem(16, 64, 256), caps(sm, true), o);
     EXPECT_EQ(d.route, Route::native_sm120) << sm << ": " << d.detail;
     EXPECT_EQ(d.reason, "native_opted_in");
     EXPECT_EQ(d.variant, "cublaslt_block_scaled_fp4");
@@ -492,7 +492,7 @@ TEST(NativeDecisions, NotOptedInTheRouteIsNeverTaken) {
 TEST(NativeDecisions, Sm12xWithoutFp4IsPassedOverNamingThePredicate) {
   Options o;
   o.native_opt_in = true;
-  const Decision d = select_route(problem(16, 64, 256), caps(120, false), o);
+  const Decision d = explain_route(problem(16, 64, 256), caps(120, false), o);
   EXPECT_EQ(d.route, Route::prefill_vec8);
   EXPECT_NE(d.detail.find("passed over: block-scaled FP4 matmul available fails"),
             std::string::npos)
@@ -512,7 +512,7 @@ TEST(NativeDecisions, Sm12xWithoutFp4IsPassedOverNamingThePredicate) {
 TEST(NativeDecisions, Sm100WithFp4IsNotTheSm120Route) {
   Options o;
   o.native_opt_in = true;
-  const Decision d = select_route(problem(16, 64, 256), caps(100, true), o);
+  const Decision d = explain_route(problem(16, 64, 256), caps(100, true), o);
   EXPECT_EQ(d.route, Route::prefill_vec8);
   EXPECT_NE(d.detail.find("sm 12.x (sm = 100) fails"), std::string::npos) << d.detail;
   EXPECT_EQ(native_sm120_missing_capability(caps(100, true)),
@@ -522,7 +522,7 @@ TEST(NativeDecisions, Sm100WithFp4IsNotTheSm120Route) {
 TEST(NativeDecisions, ForcingTheRouteOnSm120WithFp4TakesIt) {
   Options o;
   o.force_route = Route::native_sm120;
-  const Decision d = select_route(problem(4, 32, 32), caps(120, true), o);  // M <= 8 too
+  const Decision d = explain_route(problem(4, 32, 32), caps(120, true), o);  // M <= 8 too
   EXPECT_EQ(d.route, Route::native_sm120);
   EXPECT_EQ(d.reason, "forced");
 }

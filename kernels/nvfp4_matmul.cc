@@ -14,6 +14,8 @@
 #include "kernels/native_sm120.h"
 #include "kernels/prefill_scalar.cuh"
 #include "kernels/prefill_vec8.cuh"
+#include "kernels/route_runs.h"
+#include "kernels/route_table.h"
 
 namespace nvfp4 {
 namespace {
@@ -143,8 +145,6 @@ void run_gemv_mma(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) 
   nvh::launch<GemvMma>(backend, GemvMma::shape(params), params);
 }
 
-bool is_prefill(Route r) { return r == Route::prefill_vec8 || r == Route::prefill_scalar; }
-
 void dequant(nvh::Backend& backend, Route route, const MatmulArgs& a, const Problem& p, void* scratch) {
   const int64_t scale_cols = ceil_div(p.K, p.block_size);
   const auto* packed = static_cast<const uint8_t*>(a.B.data);
@@ -178,6 +178,28 @@ void run_prefill(nvh::Backend& backend, Route route, const MatmulArgs& a, const 
 }
 
 }  // namespace
+
+// The route table's runners (route_runs.h).
+void run_empty_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p, void*) {
+  run_empty(backend, args, p);
+}
+void run_gemv_mma_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p, void*) {
+  run_gemv_mma(backend, args, p);
+}
+void run_gemv_scalar_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p, void*) {
+  run_gemv_scalar(backend, args, p);
+}
+// LCOV_EXCL_START: an sm_12x GPU only (run_matmul throws RouteUnavailable before it elsewhere)
+void run_native_sm120_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p, void*) {
+  run_native_sm120(backend, args, p);
+}
+// LCOV_EXCL_STOP
+void run_prefill_vec8_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p, void* scratch) {
+  run_prefill(backend, Route::prefill_vec8, args, p, scratch);
+}
+void run_prefill_scalar_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p, void* scratch) {
+  run_prefill(backend, Route::prefill_scalar, args, p, scratch);
+}
 
 int64_t gemv_mma_target_warps(int multiprocessors) {
   // No branch coverage below: a GPU reports multiprocessors, the host executor none; gcov sees only the host.
@@ -252,7 +274,7 @@ Caps device_caps(const nvh::Backend& backend) {
 std::size_t scratch_bytes(const Problem& p) { return static_cast<std::size_t>(p.N * p.K) * 2; }
 
 void run_dequant(nvh::Backend& backend, Route route, const MatmulArgs& args, void* scratch) {
-  if (!is_prefill(route)) bad(std::string("run_dequant: route = ") + route_name(route) + ": not a prefill route");
+  if (!route_row(route).needs_scratch) bad(std::string("run_dequant: route = ") + route_name(route) + ": not a prefill route");
   const Problem p = describe_problem(args);
   if (p.N == 0 || p.K == 0) return;
   Problem with_scratch = p;
@@ -265,37 +287,27 @@ void run_dequant(nvh::Backend& backend, Route route, const MatmulArgs& args, voi
 Decision run_matmul(nvh::Backend& backend, const MatmulArgs& args, const Options& options) {
   const Problem p = describe_problem(args);
   const Caps caps = device_caps(backend);
-  Decision d = select_route(p, caps, options);
+  const RouteChoice choice = select_route(p, caps, options);
+  const RouteRow& row = route_row(choice.route);
 
-  if (d.route == Route::native_sm120) {
-    const std::string missing = native_sm120_missing_capability(caps);
+  if (row.missing_capability) {
+    const std::string missing = row.missing_capability(caps);
     // No branch coverage below: the capability is there only on an sm_12x GPU.
-    if (!missing.empty()) throw RouteUnavailable(Route::native_sm120, missing);  // LCOV_EXCL_BR_LINE
+    if (!missing.empty()) throw RouteUnavailable(row.route, missing);  // LCOV_EXCL_BR_LINE
   }
 
+  Decision d{row.route, row.variant(p), std::string(choice.reason), ""};
   nvh::Buffer own_scratch;
   void* scratch = args.scratch.data;
-  if (is_prefill(d.route)) {
+  if (row.needs_scratch) {
     if (!scratch) {
       own_scratch = nvh::Buffer(backend, scratch_bytes(p), "scratch (run_matmul's own)");
       scratch = own_scratch.data();
     }
-    d.variant = std::string(d.route == Route::prefill_vec8 ? "vec8" : "scalar") + "+" +
-                gemm_step_variant(backend, gemm_args(args, p, scratch));
+    d.variant += "+" + gemm_step_variant(backend, gemm_args(args, p, scratch));
   }
 
-  // Never taken on the host: native_sm120 (an sm_12x GPU only: it throws above) and gcc's
-  // out-of-range edge for a Route the switch does not name (there is none).
-  switch (d.route) {  // LCOV_EXCL_BR_LINE
-    case Route::empty: run_empty(backend, args, p); break;
-    case Route::gemv_scalar: run_gemv_scalar(backend, args, p); break;
-    case Route::gemv_mma: run_gemv_mma(backend, args, p); break;
-    case Route::prefill_vec8:
-    case Route::prefill_scalar:
-      run_prefill(backend, d.route, args, p, scratch);
-      break;
-    case Route::native_sm120: run_native_sm120(backend, args, p); break;  // LCOV_EXCL_LINE: sm_12x GPU only
-  }
+  row.run(backend, args, p, scratch);
   if (own_scratch.data()) backend.synchronize();  // the scratch is freed on return
   record_launch(backend, d, p);
   return d;

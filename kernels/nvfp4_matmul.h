@@ -2,10 +2,10 @@
 //
 //   run_matmul(backend, args, options):
 //     1. describe_problem checks every argument and derives M, N, K;
-//     2. select_route decides (dispatch.h);
+//     2. select_route decides (dispatch.h), building no text;
 //     3. the launch is recorded (harness/route_record.h) with route, variant,
 //        reason, shape, dtype, backend and arch;
-//     4. the route's kernels run on the backend.
+//     4. the route's runner (its row of route_table.h) runs its kernels.
 #pragma once
 
 #include <stdexcept>
@@ -39,6 +39,7 @@ Problem describe_problem(const MatmulArgs& args);
 Caps device_caps(const nvh::Backend& backend);
 
 // Runs the operator; returns the decision as recorded (variant included).
+// Its detail is empty: explain_route (dispatch.h) gives the words.
 Decision run_matmul(nvh::Backend& backend, const MatmulArgs& args, const Options& options = {});
 
 // The prefill routes' first half alone (benchmarks time it separately):

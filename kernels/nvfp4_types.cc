@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "kernels/route_table.h"
+
 namespace nvfp4 {
 
 const char* dtype_name(DType t) { return t == DType::fp16 ? "fp16" : "bf16"; }
@@ -23,23 +25,11 @@ const char* elem_type_name(ElemType t) {
   return "?";  // LCOV_EXCL_LINE: unreachable, every ElemType returns above (-Wreturn-type wants it)
 }
 
-const char* route_name(Route r) {
-  // No branch coverage on the switch below: every Route is a case (each one taken); the one edge never
-  // taken is gcc's range check for a value no enumerator has.
-  switch (r) {  // LCOV_EXCL_BR_LINE
-    case Route::empty: return "empty";
-    case Route::gemv_mma: return "gemv_mma";
-    case Route::gemv_scalar: return "gemv_scalar";
-    case Route::native_sm120: return "native_sm120";
-    case Route::prefill_vec8: return "prefill_vec8";
-    case Route::prefill_scalar: return "prefill_scalar";
-  }
-  return "?";  // LCOV_EXCL_LINE: unreachable, every Route returns above (-Wreturn-type wants it)
-}
+const char* route_name(Route r) { return route_row(r).name; }
 
 std::optional<Route> parse_route(std::string_view name) {
-  for (Route r : kAllRoutes) {
-    if (name == route_name(r)) return r;
+  for (const RouteRow& row : route_table()) {
+    if (name == row.name) return row.route;
   }
   return std::nullopt;
 }

@@ -26,11 +26,18 @@ enum class ElemType : uint8_t { fp16, bf16, fp32, e2m1x2, e4m3 };
 const char* elem_type_name(ElemType t);
 inline ElemType elem_type(DType t) { return t == DType::fp16 ? ElemType::fp16 : ElemType::bf16; }
 
-// Routes in the dispatcher's order (DESIGN.md's table).
-enum class Route : uint8_t { empty, gemv_mma, gemv_scalar, native_sm120, prefill_vec8, prefill_scalar };
-inline constexpr std::array<Route, 6> kAllRoutes = {Route::empty,        Route::gemv_mma,
-                                                    Route::gemv_scalar,  Route::native_sm120,
-                                                    Route::prefill_vec8, Route::prefill_scalar};
+// Routes in the dispatcher's order (DESIGN.md's table). The route table
+// (kernels/route_table.h) holds one row per enumerator, in this order, and
+// static_asserts it; `count_` is not a route but the number of routes.
+enum class Route : uint8_t { empty, gemv_mma, gemv_scalar, native_sm120, prefill_vec8, prefill_scalar, count_ };
+inline constexpr std::size_t kRouteCount = static_cast<std::size_t>(Route::count_);
+constexpr std::array<Route, kRouteCount> every_route() {
+  std::array<Route, kRouteCount> out{};
+  for (std::size_t i = 0; i < kRouteCount; ++i) out[i] = static_cast<Route>(i);
+  return out;
+}
+inline constexpr std::array<Route, kRouteCount> kAllRoutes = every_route();  // in dispatch order
+// The route table's name for the route; throws std::invalid_argument for count_.
 const char* route_name(Route r);
 std::optional<Route> parse_route(std::string_view name);
 
@@ -80,11 +87,21 @@ struct Options {
   std::optional<Caps> simulated_caps;  // decide as if on this device (dispatch tests)
 };
 
+// What select_route decides: the route and the reason code, no text (it is
+// on the launch path, so it allocates nothing).
+struct RouteChoice {
+  Route route = Route::empty;
+  std::string_view reason;  // a reason code of the route table (static storage)
+};
+
+// A decision with its words: what run_matmul returns and explain_route gives.
 struct Decision {
   Route route = Route::empty;
   std::string variant;  // e.g. gemv_scalar's rows per warp: "rows4"
-  std::string reason;   // a stable code naming the predicate that decided (dispatch.h)
-  std::string detail;   // the same in words, with the values that decided
+  std::string reason;   // a stable code naming the predicate that decided (route_table.h)
+  // The same in words, with the values that decided. Built only on request
+  // (explain_route): run_matmul leaves it empty.
+  std::string detail;
 };
 
 // Elements and bytes, with overflow checks (std::invalid_argument naming `what`).

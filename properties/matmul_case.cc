@@ -187,9 +187,11 @@ CaseRun run_case(nvh::Backend& backend, const CaseSpec& s, const CaseInputs& in)
   run.addresses = {mod16(A.data()),  mod16(B.data()), mod16(scales.data()), mod16(g.data()),
                    mod16(bias.data()), mod16(Y.data()), mod16(scratch.data())};
   run.decision = run_matmul(backend, args, s.options);
+  // run_matmul explains nothing (the launch path builds no text); a case's verdict quotes the explanation.
+  run.decision.detail = explain_route(describe_problem(args), device_caps(backend), s.options).detail;
   backend.synchronize();
   run.Y = Y.download_as<uint16_t>(static_cast<std::size_t>(s.M * s.N));
-  if (run.decision.route == Route::prefill_vec8 || run.decision.route == Route::prefill_scalar) {
+  if (route_row(run.decision.route).needs_scratch) {
     run.scratch = scratch.download_as<uint16_t>(static_cast<std::size_t>(s.N * s.K));
   }
   run.damaged_guard_bytes = A.damaged_guard_bytes() + B.damaged_guard_bytes() + Y.damaged_guard_bytes() +

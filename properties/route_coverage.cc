@@ -10,10 +10,10 @@ namespace nvfp4 {
 
 nvh::GateDeclaration gate_declaration() {
   nvh::GateDeclaration d{"nvfp4_matmul", {}, {}};
-  for (Route r : kAllRoutes) {
-    nvh::RouteDeclaration rd{route_name(r), route_reasons(r)};
-    // The property suites force every route that has something to compare with.
-    if (r != Route::empty && r != Route::native_sm120) rd.reasons.push_back("forced");
+  for (const RouteRow& row : route_table()) {
+    nvh::RouteDeclaration rd{row.name, route_reasons(row.route)};
+    // The property suites force every cross-checked route (verify_case.cc).
+    if (row.cross_checked) rd.reasons.emplace_back(kForcedReason);
     d.routes.push_back(rd);
   }
   for (const Family& f : all_families()) {
@@ -32,8 +32,11 @@ nvh::GateDeclaration gate_declaration() {
 
 nvh::HardwareGates hardware_gates(const nvh::Backend& backend) {
   nvh::HardwareGates gates;
-  const std::string missing = native_sm120_missing_capability(device_caps(backend));
-  if (!missing.empty()) gates[route_name(Route::native_sm120)] = missing;
+  const Caps caps = device_caps(backend);
+  for (const RouteRow& row : route_table()) {
+    const std::string missing = row.missing_capability ? row.missing_capability(caps) : "";
+    if (!missing.empty()) gates[row.name] = missing;
+  }
   return gates;
 }
 

@@ -34,14 +34,13 @@ std::string first_problem(const CaseSpec& spec, const CaseInputs& in, const Orac
   return "";
 }
 
-// The routes other than `taken` that could run this case if forced.
+// The cross-checked routes (route_table.h) other than `taken` that could run this case if forced.
 std::vector<Route> other_routes_accepting(const CaseSpec& spec, nvh::Backend& backend, Route taken) {
   const Problem p = problem_of(spec);
   const Caps caps = device_caps(backend);
   std::vector<Route> out;
-  for (Route r : kAllRoutes) {
-    if (r == taken || r == Route::empty || r == Route::native_sm120) continue;
-    if (route_precondition_failure(r, p, caps).empty()) out.push_back(r);
+  for (const RouteRow& row : route_table()) {
+    if (row.route != taken && row.cross_checked && !row.needs.first_failure(p, caps)) out.push_back(row.route);
   }
   return out;
 }
@@ -98,10 +97,10 @@ CaseVerdict verify_case(nvh::Backend& backend, const CaseSpec& spec) {
   // A route this machine lacks is NOT_SUPPORTED before any input is built
   // (run_matmul would refuse it the same way), so a case sized for that
   // route costs nothing here.
-  const Decision dispatched = select_route(problem_of(spec), caps, spec.options);
-  if (dispatched.route == Route::native_sm120) {
-    const std::string missing = native_sm120_missing_capability(caps);
-    if (!missing.empty()) return not_supported(v, dispatched, RouteUnavailable(Route::native_sm120, missing).what());
+  const Decision dispatched = explain_route(problem_of(spec), caps, spec.options);
+  if (const RouteRow& row = route_row(dispatched.route); row.missing_capability) {
+    const std::string missing = row.missing_capability(caps);
+    if (!missing.empty()) return not_supported(v, dispatched, RouteUnavailable(row.route, missing).what());
   }
   const CaseInputs in = make_inputs(spec);
 

@@ -112,11 +112,7 @@ int cmd_primitives(std::ostream& out) {
 }
 
 int cmd_routes(std::ostream& out) {
-  for (nvfp4::Route r : nvfp4::kAllRoutes) {
-    out << nvfp4::route_name(r) << ":";
-    for (const auto& reason : nvfp4::route_reasons(r)) out << " " << reason;
-    out << "\n";
-  }
+  out << nvfp4::route_table_text();
   return 0;
 }
 
