@@ -306,19 +306,6 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   auto* list = verify->add_flag("--list", list_families, "list the families and exit");
   for (CLI::Option* o : run_options) list->excludes(o);
 
-  auto* run = app.add_subcommand(
-      "run", "run the operator on your own tensors (a safetensors file: A, B, weight_scale, weight_scale_2, optional "
-             "bias; README.md, \"Your own tensors\") on every route that accepts them, each checked against the "
-             "reference");
-  std::string run_inputs, run_route, run_y;
-  run->add_option("--inputs", run_inputs, "the safetensors file")->required()->check(CLI::ExistingFile);
-  run->add_option("--route", run_route, "run only this route")->check(CLI::IsMember(route_names()));
-  run->add_option("--out", run_y, "write Y to this safetensors file: \"Y.<route>\" for each route that ran, or \"Y\" "
-                                  "with --route")
-      ->check(kFileToWrite);
-  run->add_option("--backend", backend, "best (the GPU if usable, else host), host or cuda")
-      ->check(CLI::IsMember(kBackends));
-
   app.add_subcommand("primitives", "level 1 alone: the NVFP4 codecs against the CUDA toolkit's conversions");
   app.add_subcommand("routes", "the routes and the reasons the dispatcher may take each for");
 
@@ -382,6 +369,19 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   replay->add_option("--json", replay_json, "also write the report as JSON to this file (not with --dry-run)")
       ->check(kNotEmpty)
       ->excludes(dry_run);
+
+  auto* run = app.add_subcommand(
+      "run", "run the operator on your own tensors (a safetensors file: A, B, weight_scale, weight_scale_2, optional "
+             "bias; README.md, \"Your own tensors\") on every route that accepts them, each checked against the "
+             "reference");
+  std::string run_inputs, run_route, run_y;
+  run->add_option("--inputs", run_inputs, "the safetensors file")->required()->check(CLI::ExistingFile);
+  run->add_option("--route", run_route, "run only this route")->check(CLI::IsMember(route_names()));
+  run->add_option("--out", run_y, "write Y to this safetensors file: \"Y.<route>\" for each route that ran, or \"Y\" "
+                                  "with --route")
+      ->check(kFileToWrite);
+  run->add_option("--backend", backend, "best (the GPU if usable, else host), host or cuda")
+      ->check(CLI::IsMember(kBackends));
 
   // CLI11 reports an unknown command as "A subcommand is required", not naming it.
   if (args.size() > 1 && !args[1].empty() && args[1][0] != '-') {
