@@ -11,8 +11,11 @@
 #include <string>
 
 #include "harness/safetensors.h"
+#include "harness/manifest.h"
 #include "harness/sha256.h"
+#include "properties/case_lists.h"
 #include "properties/families.h"
+#include "properties/golden_manifests.h"
 #include "properties/repro.h"
 #include "properties/verify_job.h"
 
@@ -308,6 +311,27 @@ TEST(Repro, AFailingVerifyCaseWritesARepro_RunOnItGivesTheSameGotDigest) {
   std::ostringstream again;
   EXPECT_EQ(run_verify([] { return nvh::make_host_backend(); }, o, again), 0) << again.str();
   EXPECT_FALSE(fs::exists(dir + "/repro")) << again.str();
+  fs::remove_all(dir);
+}
+
+// A golden case that differs: its expected digest is the golden manifest's.
+TEST(Repro, AFailingGoldenCaseExpectsTheGoldenDigest) {
+  const std::string dir = temp_dir("repro_golden");
+  VerifyOptions o;
+  o.families = {"empty"};
+  o.random_cases = 0;
+  o.primitives = o.model = false;
+  o.out_dir = dir;
+  std::ostringstream out;
+  EXPECT_EQ(run_verify([] { return std::make_unique<FlipFirstDownloadedByte>(); }, o, out), 1) << out.str();
+  const nvh::Manifest golden = nvh::parse_manifest(kGoldenSeed8Host, "seed8.host.json");
+  const CaseSpec spec = named_case_list("seed8").front();
+  const nlohmann::json j = nlohmann::json::parse(file_text(dir + "/repro/" + spec.name() + "/repro.json"));
+  EXPECT_EQ(j.at("family"), "golden");
+  EXPECT_EQ(j.at("expected_sha256"), golden.cases.at(spec.name()));
+  EXPECT_EQ(j.at("expected_from"), "properties/golden/seed8.host.json (built in)");
+  EXPECT_FALSE(j.at("route").get<std::string>().empty());
+  EXPECT_NE(j.at("got_sha256"), j.at("expected_sha256"));
   fs::remove_all(dir);
 }
 

@@ -480,7 +480,9 @@ class Collector {
            a.ok ? a.result.at("seconds").get<double>() : 0);
     if (!detail.empty()) {
       const auto golden = golden_manifest_->cases.find(name);
-      write_repro_of(t.spec, a.ok ? a.result.at("route").get<std::string>() : "",
+      CaseSpec spec = t.spec;
+      spec.family = "golden";  // the level it failed in (the family is no part of the inputs)
+      write_repro_of(spec, a.ok ? a.result.at("route").get<std::string>() : "",
                      a.ok ? a.result.at("y_sha256").get<std::string>() : "", detail,
                      golden == golden_manifest_->cases.end()
                          ? std::nullopt
