@@ -45,7 +45,9 @@ std::string readme(const std::string& inputs, const CaseSpec& spec, const ReproI
       << "  nvfp4-harness run --inputs " << inputs << " --backend " << info.backend << "\n";
   } else {
     o << "Run its inputs on the route it took, checked against the reference:\n"
-      << "  nvfp4-harness run --inputs " << inputs << " --route " << info.route << " --backend " << info.backend << "\n";
+      << "  nvfp4-harness run --inputs " << inputs << " --route " << info.route << " --backend " << info.backend << "\n"
+      << "or on every route that accepts them (an exact case also fails when another route differs):\n"
+      << "  nvfp4-harness run --inputs " << inputs << " --backend " << info.backend << "\n";
   }
   if (const std::string c = caveats(spec); !c.empty()) o << "\n" << c;
   return o.str();
