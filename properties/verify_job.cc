@@ -25,6 +25,7 @@
 #include "properties/families.h"
 #include "properties/golden_manifests.h"
 #include "properties/model_prefill.h"
+#include "properties/repro.h"
 #include "properties/route_coverage.h"
 #include "properties/verify_case.h"
 #include "reference/toolkit_crosscheck.h"
@@ -231,7 +232,8 @@ std::string run_golden_case(nvh::Backend& backend, const CaseSpec& spec) {
   nvh::RecordContext context("golden", spec.name());
   const auto start = Clock::now();
   const CaseRun run = run_case(backend, spec, make_inputs(spec));
-  return json{{"y_sha256", run.y_sha256}, {"seconds", seconds_since(start)}}.dump();
+  return json{{"y_sha256", run.y_sha256}, {"route", route_name(run.decision.route)}, {"seconds", seconds_since(start)}}
+      .dump();
 }
 
 // The kernel probes this worker counted, as [[file, line, taken, not_taken], ...].
@@ -339,6 +341,13 @@ class Collector {
     }
   }
 
+  // Whose run a repro names (a failing case's README.txt gives its --backend).
+  void set_backend(const BackendInfo& info) {
+    backend_ = info.name;
+    arch_ = info.arch;
+  }
+  const std::vector<std::string>& repros() const { return repros_; }
+
   // A golden level that cannot run here still says so.
   void finish() {
     if (o_.golden && !golden_.skipped_why.empty()) {
@@ -402,6 +411,10 @@ class Collector {
       if (t.index < f.examples) example_results_.push_back({t.spec, v});
     }
     record(o, family, t.spec.name(), detail, a.ok ? a.result.at("seconds").get<double>() : 0);
+    if (o == Outcome::fail) {
+      write_repro_of(t.spec, a.ok ? a.result.at("route").get<std::string>() : "",
+                     a.ok ? a.result.at("y_sha256").get<std::string>() : "", detail, std::nullopt);
+    }
     if (t.index + 1 == f.cases) end_family(f);
   }
 
@@ -465,6 +478,16 @@ class Collector {
     }
     record(detail.empty() ? Outcome::ok : Outcome::fail, "golden", name, detail,
            a.ok ? a.result.at("seconds").get<double>() : 0);
+    if (!detail.empty()) {
+      const auto golden = golden_manifest_->cases.find(name);
+      CaseSpec spec = t.spec;
+      spec.family = "golden";  // the level it failed in (the family is no part of the inputs)
+      write_repro_of(spec, a.ok ? a.result.at("route").get<std::string>() : "",
+                     a.ok ? a.result.at("y_sha256").get<std::string>() : "", detail,
+                     golden == golden_manifest_->cases.end()
+                         ? std::nullopt
+                         : std::optional<ExpectedDigest>({golden->second, golden_.source + " (built in)"}));
+    }
     if (t.index + 1 == plan_.golden_tasks) {
       progress_->finish("done");
       progress_.reset();
@@ -482,6 +505,19 @@ class Collector {
       out_ << "level 4, golden: " << golden_equal_ << " of " << plan_.golden_tasks << " seed8 digests equal to "
            << golden_.source << " (built in)" << (stale ? ", " + std::to_string(stale) + " golden cases not in the list" : "")
            << "\n";
+    }
+  }
+
+  // A failing case's repro folder (properties/repro.h); the expected digest is
+  // the reference's unless given. A repro that cannot be written is said, and
+  // the run goes on: the verdicts matter more.
+  void write_repro_of(const CaseSpec& spec, const std::string& route, const std::string& got, const std::string& detail,
+                      const std::optional<ExpectedDigest>& expected) {
+    try {
+      const ExpectedDigest e = expected ? *expected : reference_digest(spec, make_inputs(spec));
+      repros_.push_back(write_repro(o_.out_dir, spec, {route, backend_, arch_, o_.seed, e.sha256, e.from, got, detail}));
+    } catch (const std::exception& e) {
+      out_ << "  could not write the repro of " << spec.name() << ": " << e.what() << "\n";
     }
   }
 
@@ -503,6 +539,8 @@ class Collector {
   std::string model_first_;
   std::optional<nvh::Manifest> golden_manifest_;
   std::size_t golden_equal_ = 0;
+  std::string backend_, arch_;
+  std::vector<std::string> repros_;
   std::map<std::pair<uint32_t, uint32_t>, std::pair<uint64_t, uint64_t>> probes_;
 };
 
@@ -548,6 +586,7 @@ int run_verify(const BackendFactory& make_backend, const VerifyOptions& o, std::
   // they interleave whole lines); the gate reads the file back.
   const std::string route_log = o.out_dir + "/routes.jsonl";
   std::filesystem::remove(route_log);
+  std::filesystem::remove_all(o.out_dir + "/repro");  // a previous run's failures are not this run's
   nvh::RouteRecorder::global().clear();
   nvh::RouteRecorder::global().set_log_path(route_log);
 
@@ -584,6 +623,7 @@ int run_verify(const BackendFactory& make_backend, const VerifyOptions& o, std::
   const Golden golden = golden_for(info);
   const Plan plan = make_plan(o, random_cases, golden);
   Collector collector(plan, o, golden, info.aims, random_cases, out, tally, suites, manifest);
+  collector.set_backend(info);
   collector.start();
   nvh::run_tasks(
       plan.tasks.size(), [&] { return std::make_unique<VerifyWorker>(backend_here(), plan, o); }, isolation,
@@ -615,6 +655,10 @@ int run_verify(const BackendFactory& make_backend, const VerifyOptions& o, std::
   }
 
   out << "\nwrote " << write_outputs(o.out_dir, suites, manifest) << "\n";
+  if (!collector.repros().empty()) {
+    out << "wrote " << collector.repros().size() << " repro folder(s) of failing cases under " << o.out_dir
+        << "/repro (each README.txt says how to rerun its case)\n";
+  }
   out << "summary: OK " << tally.counts[Outcome::ok] << ", FAIL " << tally.counts[Outcome::fail] << ", NOT_SUPPORTED "
       << tally.counts[Outcome::not_supported] << ", SKIPPED " << tally.counts[Outcome::skipped] << "; "
       << (!not_judged.empty() ? "gate not judged: " + not_judged

@@ -9,7 +9,8 @@
 //      sm_90 GPU: seed8.h200.json; any other GPU: SKIPPED, the file is the H200's);
 // then the route-coverage gate over the launches this run made. Prints
 // progress, the route table and a summary with the four outcomes; writes the
-// route records, the hash manifest and JUnit XML.
+// route records, the hash manifest and JUnit XML, and for each failing case a
+// repro folder under <out>/repro (properties/repro.h).
 //
 // Levels 2 to 4 run in worker processes (harness/isolation.h): a case that
 // crashes its worker (SIGFPE, SIGSEGV, ...) is a FAIL for that case and the

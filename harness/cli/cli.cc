@@ -12,6 +12,7 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,12 +24,14 @@
 #include "harness/progress.h"
 #include "harness/route_gate.h"
 #include "harness/route_record.h"
+#include "harness/safetensors.h"
 #include "kernels/dispatch.h"
 #include "kernels/nvfp4_matmul.h"
 #include "properties/case_lists.h"
 #include "properties/families.h"
 #include "properties/matmul_case.h"
 #include "properties/route_coverage.h"
+#include "properties/tensor_file.h"
 #include "properties/verify_job.h"
 #include "reference/toolkit_crosscheck.h"
 
@@ -213,6 +216,38 @@ int cmd_verify(const std::string& backend, const nvfp4::VerifyOptions& vo, bool 
   return nvfp4::run_verify([backend] { return backend_named(backend); }, vo, out);
 }
 
+// Your own tensors: every route that accepts them (or one), each checked
+// against the reference; exit 1 when one fails or none ran.
+int cmd_run(const std::string& backend_name, const std::string& inputs, const std::string& route,
+            const std::string& y_path, std::ostream& out) {
+  auto backend = backend_named(backend_name);
+  const nvfp4::TensorCase c = nvfp4::read_tensor_case(inputs);
+  const std::optional<nvfp4::Route> only = route.empty() ? std::nullopt : nvfp4::parse_route(route);
+  const nvfp4::TensorRunReport report = nvfp4::run_tensor_case(*backend, c, only);
+  out << "nvfp4-harness run on " << backend->name() << " (" << backend->arch() << "): " << inputs << "\n"
+      << nvfp4::render_tensor_run(c, report);
+  if (!y_path.empty()) {
+    const nvh::SafeTensorsFile y = nvfp4::outputs_file(c, report, only.has_value());
+    if (y.tensors.empty()) {
+      out << "no route ran: nothing written to " << y_path << "\n";
+    } else {
+      nvh::write_safetensors(y, y_path);
+      out << "wrote Y of " << y.tensors.size() << " route(s) to " << y_path << "\n";
+    }
+  }
+  if (!report.failed()) return 0;
+  const bool any_failed = std::any_of(report.runs.begin(), report.runs.end(),
+                                      [](const nvfp4::RouteRun& r) { return r.outcome == nvfp4::Outcome::fail; });
+  out << (any_failed ? "FAIL: a route gave a wrong answer\n" : "FAIL: no route ran, so nothing was checked\n");
+  return 1;
+}
+
+std::vector<std::string> route_names() {
+  std::vector<std::string> names;
+  for (nvfp4::Route r : nvfp4::kAllRoutes) names.push_back(nvfp4::route_name(r));
+  return names;
+}
+
 std::vector<std::string> family_names() {
   std::vector<std::string> names;
   for (const auto& f : nvfp4::all_families()) names.push_back(f.name);
@@ -336,6 +371,19 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       ->check(kNotEmpty)
       ->excludes(dry_run);
 
+  auto* run = app.add_subcommand(
+      "run", "run the operator on your own tensors (a safetensors file: A, B, weight_scale, weight_scale_2, optional "
+             "bias; README.md, \"Your own tensors\") on every route that accepts them, each checked against the "
+             "reference");
+  std::string run_inputs, run_route, run_y;
+  run->add_option("--inputs", run_inputs, "the safetensors file")->required()->check(CLI::ExistingFile);
+  run->add_option("--route", run_route, "run only this route")->check(CLI::IsMember(route_names()));
+  run->add_option("--out", run_y, "write Y to this safetensors file: \"Y.<route>\" for each route that ran, or \"Y\" "
+                                  "with --route")
+      ->check(kFileToWrite);
+  run->add_option("--backend", backend, "best (the GPU if usable, else host), host or cuda")
+      ->check(CLI::IsMember(kBackends));
+
   // CLI11 reports an unknown command as "A subcommand is required", not naming it.
   if (args.size() > 1 && !args[1].empty() && args[1][0] != '-') {
     std::vector<std::string> commands;
@@ -367,6 +415,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       }
       return cmd_verify(backend, vo, list_families, out);
     }
+    if (*run) return cmd_run(backend, run_inputs, run_route, run_y, out);
     if (app.got_subcommand("primitives")) return cmd_primitives(out);
     if (app.got_subcommand("routes")) return cmd_routes(out);
     if (*hash) return cmd_hash(backend, case_list, hash_out, args.empty() ? "nvfp4-harness" : args[0], out);

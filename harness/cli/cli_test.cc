@@ -14,7 +14,11 @@
 #include "harness/manifest.h"
 #include "harness/probe.h"
 #include "harness/route_record.h"
+#include "harness/safetensors.h"
+#include "harness/sha256.h"
 #include "properties/families.h"
+#include "properties/matmul_case.h"
+#include "properties/tensor_file.h"
 
 namespace nvfp4 {
 namespace {
@@ -62,6 +66,20 @@ class CliFiles : public ::testing::Test {
     nvh::write_manifest(other, path("other.json"));
     write("bad.jsonl", "{\"op\": \"nvfp4_matmul\"}\n");
     write("bad_replay.json", R"({"nodes": []})");
+    // run --inputs: a good file, and one wrong in each way the operator checks.
+    const CaseSpec spec = make_case("adhoc", 2, 32, 128, 16, DType::fp16, true, /*exact=*/true);
+    nvh::SafeTensorsFile good = tensor_file_of(spec, make_inputs(spec));
+    nvh::write_safetensors(good, path("good.safetensors"));
+    nvh::SafeTensorsFile f = good;
+    f.tensors.erase("B");
+    nvh::write_safetensors(f, path("no_b.safetensors"));
+    f = good;
+    f.tensors["A"].dtype = "F32";
+    f.tensors["A"].shape = {1, 128};  // the same bytes
+    nvh::write_safetensors(f, path("a_f32.safetensors"));
+    f = good;
+    f.tensors["weight_scale"].shape = {16, 16};  // the same bytes
+    nvh::write_safetensors(f, path("scales_shape.safetensors"));
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -91,7 +109,8 @@ std::ostream& operator<<(std::ostream& os, const BadInput& b) { return os << b.n
 const BadInput kBadInputs[] = {
     // The issue's list.
     {"unknown_command_is_named_with_the_list", {"frobnicate"},
-     "unknown command \"frobnicate\"; the commands are: verify, primitives, routes, hash, compare, gate, bench, replay"},
+     "unknown command \"frobnicate\"; the commands are: verify, primitives, routes, hash, compare, gate, bench, replay, "
+     "run"},
     {"verify_seed_negative", {"verify", "--seed", "-1"}, "--seed: -1 is negative: must be 0 or more"},
     {"verify_cases_not_a_number", {"verify", "--cases", "abc"}, "--cases: abc is not a whole number"},
     {"verify_out_empty", {"verify", "--out", ""}, "--out: the value is empty (\"\")"},
@@ -154,6 +173,24 @@ const BadInput kBadInputs[] = {
      "--dry-run excludes --json"},
     {"replay_json_empty", {"replay", "--json", "", "$T/bad_replay.json"}, "--json: the value is empty (\"\")"},
     {"replay_invalid_manifest", {"replay", "--dry-run", "$T/bad_replay.json"}, "replay manifest $T/bad_replay.json: "},
+    // run
+    {"run_inputs_missing", {"run"}, "--inputs is required"},
+    {"run_inputs_not_a_file", {"run", "--inputs", "$T/nowhere.safetensors"},
+     "--inputs: File does not exist: $T/nowhere.safetensors"},
+    {"run_route_unknown", {"run", "--inputs", "$T/good.safetensors", "--route", "fast"},
+     "--route: fast not in {empty,gemv_mma,gemv_scalar,native_sm120,prefill_vec8,prefill_scalar}"},
+    {"run_backend_unknown", {"run", "--inputs", "$T/good.safetensors", "--backend", "tpu"},
+     "--backend: tpu not in {best,host,cuda}"},
+    {"run_out_in_missing_folder", {"run", "--inputs", "$T/good.safetensors", "--out", "$T/nowhere/y.safetensors"},
+     "--out: $T/nowhere/y.safetensors: the folder $T/nowhere does not exist"},
+    {"run_not_a_safetensors_file", {"run", "--inputs", "$T/bad.json"},
+     "read_safetensors: $T/bad.json: the file has 1 bytes, fewer than the 8 of the header length"},
+    {"run_missing_tensor", {"run", "--inputs", "$T/no_b.safetensors"},
+     "tensor_case_from: $T/no_b.safetensors: no tensor \"B\""},
+    {"run_wrong_dtype", {"run", "--inputs", "$T/a_f32.safetensors"},
+     "tensor_case_from: $T/a_f32.safetensors: tensor A has dtype F32: must be F16 or BF16"},
+    {"run_wrong_shape", {"run", "--inputs", "$T/scales_shape.safetensors"},
+     "tensor_case_from: $T/scales_shape.safetensors: tensor weight_scale has shape [16,16]: must be"},
 };
 
 class BadCommandLine : public CliFiles, public ::testing::WithParamInterface<BadInput> {};
@@ -187,6 +224,60 @@ TEST_F(CliFiles, DeviceCoverageNeedsAProbeBuildAndSaysWhichFile) {
   EXPECT_NE(r.err.find("verify: --device-coverage " + path("x.info") + ": this build has no branch probes"),
             std::string::npos)
       << r.err;
+}
+
+// ---------------------------------------------------------------------------
+// run --inputs: a file the test wrote, on every route or one.
+
+// The digest of each line's route ("route  OUTCOME  digest ..."); "" when the route is not listed.
+std::string digest_on_line(const std::string& out, const std::string& route, const std::string& outcome) {
+  const std::size_t at = out.find("\n" + route + " ");
+  if (at == std::string::npos) return "";
+  std::istringstream line(out.substr(at + 1, out.find('\n', at + 1) - at - 1));
+  std::string name, got_outcome, digest;
+  line >> name >> got_outcome >> digest;
+  return got_outcome == outcome ? digest : "outcome " + got_outcome;
+}
+
+TEST_F(CliFiles, RunChecksEveryRouteOfAFileAndWritesEachY) {
+  const CliRun r = cli(expand({"run", "--inputs", "$T/good.safetensors", "--backend", "host", "--out", "$T/y.safetensors"}));
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+  const CaseSpec spec = make_case("adhoc", 2, 32, 128, 16, DType::fp16, true, /*exact=*/true);
+  auto host = nvh::make_host_backend();
+  const std::string digest = run_case(*host, spec, make_inputs(spec)).y_sha256;
+  EXPECT_NE(r.out.find("reference Y " + digest + " (exact: every route must give these bits)"), std::string::npos) << r.out;
+  for (const char* route : {"gemv_mma", "gemv_scalar", "prefill_vec8", "prefill_scalar"}) {
+    EXPECT_EQ(digest_on_line(r.out, route, "OK"), digest) << route << "\n" << r.out;
+  }
+  EXPECT_EQ(digest_on_line(r.out, "empty", "NOT_SUPPORTED"), "-") << r.out;
+  EXPECT_EQ(digest_on_line(r.out, "native_sm120", "NOT_SUPPORTED"), "-") << r.out;
+  EXPECT_NE(r.out.find("wrote Y of 4 route(s) to " + path("y.safetensors")), std::string::npos) << r.out;
+  const nvh::SafeTensorsFile y = nvh::read_safetensors(path("y.safetensors"));
+  ASSERT_EQ(y.tensors.size(), 4u);
+  const nvh::SafeTensor& mma = y.tensors.at("Y.gemv_mma");
+  EXPECT_EQ(nvh::tensor_sha256("fp16", mma.shape, mma.data.data(), mma.data.size()), digest);
+}
+
+TEST_F(CliFiles, RunOneRouteWritesItsYAsY) {
+  const CliRun r = cli(expand({"run", "--inputs", "$T/good.safetensors", "--backend", "host", "--route", "prefill_vec8",
+                               "--out", "$T/y.safetensors"}));
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_NE(digest_on_line(r.out, "prefill_vec8", "OK"), "") << r.out;
+  EXPECT_EQ(digest_on_line(r.out, "gemv_mma", "OK"), "") << r.out;
+  const nvh::SafeTensorsFile y = nvh::read_safetensors(path("y.safetensors"));
+  ASSERT_EQ(y.tensors.count("Y"), 1u);
+  EXPECT_EQ(y.metadata.at("Y.route"), "prefill_vec8");
+}
+
+// A waiver is never a pass: a run in which no route ran checked nothing.
+TEST_F(CliFiles, RunFailsWhenNoRouteRan) {
+  const CliRun r = cli(expand({"run", "--inputs", "$T/good.safetensors", "--backend", "host", "--route", "native_sm120",
+                               "--out", "$T/y.safetensors"}));
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  EXPECT_EQ(digest_on_line(r.out, "native_sm120", "NOT_SUPPORTED"), "-") << r.out;
+  EXPECT_NE(r.out.find("no route ran: nothing written to " + path("y.safetensors")), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FAIL: no route ran, so nothing was checked"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(path("y.safetensors")));
 }
 
 TEST(Cli, HelpNamesNoForkAndWhatACrashDoes) {
