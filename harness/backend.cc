@@ -8,6 +8,24 @@
 
 namespace nvh {
 
+std::optional<int> ctest_assigned_gpu(const char* gpus) {
+  if (!gpus) return std::nullopt;
+  // ctest writes "id:<id>,slots:<n>" for one resource of the group; the test asks for one GPU.
+  const std::string text = gpus;
+  const auto bad = [&](const std::string& why) {
+    return std::invalid_argument("ctest_assigned_gpu: CTEST_RESOURCE_GROUP_0_GPUS = " + text + ": " + why);
+  };
+  if (text.rfind("id:", 0) != 0) throw bad("expected \"id:<device>,slots:<n>\"");
+  const std::size_t end = text.find(',');
+  const std::string id = text.substr(3, end == std::string::npos ? std::string::npos : end - 3);
+  if (id.empty() || id.size() > 6 || id.find_first_not_of("0123456789") != std::string::npos) {
+    throw bad("the id " + id + " is not a CUDA device ordinal (the spec files name GPUs 0, 1, ...)");
+  }
+  return std::stoi(id);
+}
+
+int default_cuda_device() { return ctest_assigned_gpu(std::getenv("CTEST_RESOURCE_GROUP_0_GPUS")).value_or(0); }
+
 Buffer::Buffer(Backend& backend, std::size_t bytes, const std::string& label)
     : backend_(&backend), data_(bytes ? backend.allocate(bytes) : nullptr), bytes_(bytes) {
   if (data_ && !label.empty()) backend.describe_allocation(data_, 0, bytes, label);

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -133,7 +134,17 @@ class GuardedBuffer {
 
 std::unique_ptr<Backend> make_host_backend();
 // Throws BackendUnavailable, naming why, when no CUDA device can be used.
-std::unique_ptr<Backend> make_cuda_backend(int device = 0);
+// device < 0: default_cuda_device().
+std::unique_ptr<Backend> make_cuda_backend(int device = -1);
+// The GPU ctest assigned a test that declares RESOURCE_GROUPS "gpus:1"
+// (`ctest --resource-spec-file ci/device/resources-2gpu.json`): the id in
+// CTEST_RESOURCE_GROUP_0_GPUS ("id:1,slots:1"), which the spec files name by
+// CUDA device ordinal. nullopt for null (ctest assigned none). Throws
+// std::invalid_argument naming the variable and its value when it is malformed.
+std::optional<int> ctest_assigned_gpu(const char* gpus);
+// ctest_assigned_gpu($CTEST_RESOURCE_GROUP_0_GPUS), else device 0: so tests
+// that ctest spreads over several GPUs each use the one it gave them.
+int default_cuda_device();
 // Empty when make_cuda_backend() would succeed, else the reason it would not.
 std::string cuda_unavailable_reason();
 // The GPU if one can be used, else the host executor.

@@ -32,7 +32,7 @@ std::string cuda_unavailable_reason() {
 std::unique_ptr<Backend> make_cuda_backend(int device) {
   const std::string why = cuda_unavailable_reason();
   if (!why.empty()) throw BackendUnavailable(why);
-  return std::make_unique<CudaBackend>(device);
+  return std::make_unique<CudaBackend>(device < 0 ? default_cuda_device() : device);
 }
 
 CudaBackend::CudaBackend(int device) : device_(device) {

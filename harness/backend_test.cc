@@ -55,3 +55,27 @@ TEST(Backends, BestIsTheGpuWhenOneIsUsable) {
 
 }  // namespace
 }  // namespace nvh
+
+namespace nvh {
+namespace {
+
+// ctest --resource-spec-file: the GPU a test was given, by the spec files' ids.
+TEST(CtestResources, TheAssignedGpuIsTheIdCtestGave) {
+  EXPECT_FALSE(ctest_assigned_gpu(nullptr).has_value());
+  EXPECT_EQ(ctest_assigned_gpu("id:0,slots:1"), 0);
+  EXPECT_EQ(ctest_assigned_gpu("id:1,slots:1"), 1);
+  EXPECT_EQ(ctest_assigned_gpu("id:7"), 7);
+  for (const char* bad : {"", "slots:1,id:0", "id:,slots:1", "id:gpu0,slots:1", "id:-1,slots:1"}) {
+    try {
+      ctest_assigned_gpu(bad);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("ctest_assigned_gpu: CTEST_RESOURCE_GROUP_0_GPUS = ") + bad + ": "),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace nvh

@@ -25,7 +25,7 @@ if(NVFP4_ENABLE_CUDA)
   target_link_libraries(harness_exec PUBLIC CUDA::cudart_static CUDA::cublas CUDA::cublasLt)
 endif()
 
-nvfp4_add_gtest(harness_exec_tests
+nvfp4_add_gtest(harness_exec_tests GPU
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/host_executor_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/host_memcheck_test.cc

@@ -1,5 +1,5 @@
 # harness_records: SHA-256 tensor digests, hash manifests, route records (JSON
-# lines), the route-coverage gate and safetensors files. Operator-agnostic: no CUDA, no NVFP4.
+# lines), the route-coverage gate, safetensors files and GoogleTest-style sharding. Operator-agnostic: no CUDA, no NVFP4.
 set(_nvh_records_dir ${CMAKE_CURRENT_LIST_DIR})
 
 add_library(harness_records STATIC
@@ -7,7 +7,8 @@ add_library(harness_records STATIC
   ${_nvh_records_dir}/manifest.cc
   ${_nvh_records_dir}/route_record.cc
   ${_nvh_records_dir}/route_gate.cc
-  ${_nvh_records_dir}/safetensors.cc)
+  ${_nvh_records_dir}/safetensors.cc
+  ${_nvh_records_dir}/shard.cc)
 # Headers are included as "harness/foo.h" from the repository root.
 target_include_directories(harness_records PUBLIC ${PROJECT_SOURCE_DIR})
 # The headers expose neither OpenSSL nor nlohmann_json; the recorder's mutex needs Threads.
@@ -22,4 +23,5 @@ nvfp4_add_gtest(harness_records_tests
     ${_nvh_records_dir}/route_record_test.cc
     ${_nvh_records_dir}/route_gate_test.cc
     ${_nvh_records_dir}/safetensors_test.cc
+    ${_nvh_records_dir}/shard_test.cc
   LIBS harness_records nlohmann_json::nlohmann_json)

@@ -1,10 +1,12 @@
 #include "properties/matmul_case.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <utility>
 
 #include "harness/sha256.h"
@@ -123,6 +125,126 @@ std::string CaseSpec::name() const {
   if (value_class != ValueClass::none) o << "_v-" << value_class_name(value_class);
   o << "_s" << seed;
   return o.str();
+}
+
+namespace {
+
+// Reads a name() back field by field, in the order name() writes them. A
+// hand-written scanner: the name is a flat underscore-joined format of our
+// own (route and value-class names contain '_' themselves, so a split on '_'
+// would not do), and no library parses it.
+class NameScanner {
+ public:
+  explicit NameScanner(const std::string& name) : name_(name) {}
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw std::invalid_argument("parse_case_name: name = " + name_ + ": at \"" + name_.substr(pos_) + "\": " + what);
+  }
+  bool at_end() const { return pos_ == name_.size(); }
+  // Consumes `prefix` when the rest starts with it and, if `digit_next`, a digit follows it.
+  bool take(const std::string& prefix, bool digit_next = false) {
+    if (name_.compare(pos_, prefix.size(), prefix) != 0) return false;
+    const std::size_t after = pos_ + prefix.size();
+    if (digit_next && (after >= name_.size() || name_[after] < '0' || name_[after] > '9')) return false;
+    pos_ = after;
+    return true;
+  }
+  void expect(const std::string& prefix, const std::string& what) {
+    if (!take(prefix)) fail("expected \"" + prefix + "\" (" + what + ")");
+  }
+  // Decimal digits as name() writes them: no sign, no leading zero.
+  template <class T>
+  T number(const std::string& what) {
+    std::size_t end = pos_;
+    while (end < name_.size() && name_[end] >= '0' && name_[end] <= '9') ++end;
+    if (end == pos_) fail(what + ": expected a whole number");
+    if (name_[pos_] == '0' && end - pos_ > 1) fail(what + ": a leading 0 (name() writes none)");
+    T value{};
+    const auto [ptr, error] = std::from_chars(name_.data() + pos_, name_.data() + end, value);
+    if (error != std::errc() || ptr != name_.data() + end) fail(what + ": out of range");
+    pos_ = end;
+    return value;
+  }
+  // The longest of `names` the rest starts with, followed by '_' or the end.
+  std::string one_of(const std::vector<std::string>& names, const std::string& what) {
+    std::string best;
+    for (const std::string& n : names) {
+      const std::size_t after = pos_ + n.size();
+      if (name_.compare(pos_, n.size(), n) == 0 && (after == name_.size() || name_[after] == '_') &&
+          n.size() > best.size()) {
+        best = n;
+      }
+    }
+    if (best.empty()) fail("expected " + what);
+    pos_ += best.size();
+    return best;
+  }
+  // A nonzero offset: name() leaves zero offsets out.
+  uint32_t offset(const std::string& what) {
+    const auto v = number<uint32_t>(what);
+    if (v == 0) fail(what + ": 0 (name() leaves a zero offset out)");
+    return v;
+  }
+
+ private:
+  const std::string& name_;
+  std::size_t pos_ = 0;
+};
+
+std::vector<std::string> route_names() {
+  std::vector<std::string> names;
+  for (Route r : kAllRoutes) names.push_back(route_name(r));
+  return names;
+}
+
+std::vector<std::string> value_class_names() {
+  std::vector<std::string> names;
+  for (ValueClass c : all_value_classes()) names.push_back(value_class_name(c));
+  return names;
+}
+
+}  // namespace
+
+CaseSpec parse_case_name(const std::string& name) {
+  NameScanner in(name);
+  CaseSpec s;
+  s.dtype = *parse_dtype(in.one_of({"fp16", "bf16"}, "the dtype, fp16 or bf16"));
+  in.expect("_M", "M");
+  s.M = in.number<int64_t>("M");
+  in.expect("_N", "N");
+  s.N = in.number<int64_t>("N");
+  in.expect("_K", "K");
+  s.K = in.number<int64_t>("K");
+  in.expect("_bs", "block_size");
+  s.block_size = in.number<int64_t>("block_size");
+  s.bias = in.take("_bias");
+  s.exact = in.take("_exact");
+  // "_offS" and "_offB" are prefixes of "_offScale" and "_offBias": a digit tells them apart.
+  if (in.take("_offA", true)) s.a_offset = in.offset("A's offset");
+  if (in.take("_offB", true)) s.b_offset = in.offset("B's offset");
+  if (in.take("_offS", true)) s.scratch_offset = in.offset("the scratch's offset");
+  if (in.take("_offScale", true)) s.scales_offset = in.offset("weight_scale's offset");
+  if (in.take("_offGlobal", true)) s.scale2_offset = in.offset("weight_scale_2's offset");
+  if (in.take("_offBias", true)) s.bias_offset = in.offset("bias's offset");
+  if (in.take("_offY", true)) s.y_offset = in.offset("Y's offset");
+  if (in.take("_force-")) s.options.force_route = *parse_route(in.one_of(route_names(), "a route name after _force-"));
+  s.options.native_opt_in = in.take("_native");
+  if (in.take("_sm", true)) {
+    Caps caps;
+    caps.sm = in.number<int>("the simulated sm");
+    caps.native_fp4 = in.take("_fp4");
+    s.options.simulated_caps = caps;
+  }
+  if (in.take("_v-")) s.value_class = *parse_value_class(in.one_of(value_class_names(), "a value class after _v-"));
+  in.expect("_s", "the seed, last");
+  s.seed = in.number<uint64_t>("the seed");
+  if (!in.at_end()) in.fail("unexpected text after the seed (or a field out of name()'s order)");
+  // Every field was read in name()'s order, so name() writes the same text
+  // back; checked, so a field name() gains but this misses cannot pass.
+  if (s.name() != name) {
+    throw std::invalid_argument("parse_case_name: name = " + name + ": reads back as " + s.name());
+  }
+  return s;
 }
 
 // A test over all-zero data proves nothing: the first activation and the first

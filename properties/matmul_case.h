@@ -41,6 +41,14 @@ struct CaseSpec {
   std::string name() const;
 };
 
+// The case a name() names: every field name() writes, the rest (family:
+// "adhoc"; the simulated device's backend label) at their defaults, so
+// parse_case_name(n).name() == n for every name() and the parsed case makes
+// the same inputs. Throws std::invalid_argument naming the name and the part
+// that is wrong ("parse_case_name: name = X: at \"_M9q\": ..."), including a
+// name that is not written as name() writes it (a zero offset, a leading 0).
+CaseSpec parse_case_name(const std::string& name);
+
 // A case by its shape and data; options and offsets at their defaults.
 CaseSpec make_case(std::string family, int64_t M, int64_t N, int64_t K, int64_t block_size, DType dtype, bool bias,
                    bool exact = false, uint64_t seed = 1);

@@ -38,7 +38,7 @@ std::string readme(const std::string& inputs, const CaseSpec& spec, const ReproI
     << "expected Y " << info.expected_sha256 << " (" << info.expected_from << ")\n"
     << "got      Y " << (info.got_sha256.empty() ? "none: the case gave no output" : info.got_sha256) << "\n\n"
     << "Rerun this one case:\n"
-    << "  nvfp4-harness verify --case " << spec.name() << " --backend " << info.backend << " --seed " << info.seed
+    << "  nvfp4-harness verify --case " << spec.family << "/" << spec.name() << " --backend " << info.backend << " --seed " << info.seed
     << "\n\n";
   if (info.route.empty()) {
     o << "Run its inputs on every route that accepts them (the case ended before it said which route it took):\n"

@@ -295,7 +295,7 @@ TEST(Repro, AFailingVerifyCaseWritesARepro_RunOnItGivesTheSameGotDigest) {
                         " --backend host"),
             std::string::npos)
       << readme;
-  EXPECT_NE(readme.find("nvfp4-harness verify --case " + spec.name() + " --backend host --seed 7"), std::string::npos)
+  EXPECT_NE(readme.find("nvfp4-harness verify --case " + spec.family + "/" + spec.name() + " --backend host --seed 7"), std::string::npos)
       << readme;
 
   FlipFirstDownloadedByte faulty;

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
+#include <cstring>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -25,6 +27,7 @@
 #include "harness/route_gate.h"
 #include "harness/route_record.h"
 #include "harness/safetensors.h"
+#include "harness/shard.h"
 #include "kernels/dispatch.h"
 #include "kernels/nvfp4_matmul.h"
 #include "properties/case_lists.h"
@@ -79,6 +82,30 @@ const CLI::Validator kSeed(
       return std::string();
     },
     "UINT64");
+
+// "i/n" for --shard; CLI11 puts "--shard: " in front, so parse_shard's own is cut off.
+const CLI::Validator kShard(
+    [](std::string& text) {
+      try {
+        nvh::parse_shard(text, "--shard");
+      } catch (const std::invalid_argument& e) {
+        return std::string(e.what()).substr(std::strlen("--shard: "));
+      }
+      return std::string();
+    },
+    "INDEX/COUNT");
+
+// A --case key, checked before any work starts (CLI11 puts "--case: " in front).
+const CLI::Validator kCaseKey(
+    [](std::string& text) {
+      try {
+        nvfp4::check_case_key(text);
+      } catch (const std::invalid_argument& e) {
+        return std::string(e.what());
+      }
+      return std::string();
+    },
+    "FAMILY/CASE");
 
 const CLI::Validator kNotEmpty([](std::string& text) { return text.empty() ? "the value is empty (\"\")" : ""; },
                                "NONEMPTY");
@@ -202,6 +229,16 @@ int cmd_compare(const std::string& a, const std::string& b, std::ostream& out) {
   return diff.agree() ? 0 : 1;
 }
 
+// GoogleTest's sharding protocol: --shard wins over GTEST_TOTAL_SHARDS and
+// GTEST_SHARD_INDEX; GTEST_SHARD_STATUS_FILE is touched to say they are honoured.
+nvh::Shard shard_chosen(const std::string& option) {
+  const nvh::Shard shard = nvh::choose_shard(option, std::getenv("GTEST_TOTAL_SHARDS"), std::getenv("GTEST_SHARD_INDEX"));
+  if (const char* status = std::getenv("GTEST_SHARD_STATUS_FILE")) nvh::touch_shard_status_file(status);
+  return shard;
+}
+
+int cmd_merge(const nvfp4::MergeOptions& mo, std::ostream& out) { return nvfp4::run_merge(mo, out); }
+
 int cmd_verify(const std::string& backend, const nvfp4::VerifyOptions& vo, bool list_families, std::ostream& out) {
   if (list_families) {
     for (const auto& f : nvfp4::all_families()) out << f.name << ": " << f.aim << "\n";
@@ -303,9 +340,34 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                                            "leave out a level (repeatable): primitives (level 1), model (level 3) "
                                            "or golden (level 4); the operator's cases (level 2) always run")
                             ->check(CLI::IsMember({"primitives", "model", "golden"})));
+  CLI::Option* family_option = verify->get_option("--family");
+  run_options.push_back(verify->add_option("--case", vo.cases,
+                                           "rerun only these cases (repeatable, or a comma list), each named as "
+                                           "manifest.json keys it: FAMILY/CASE, golden/CASE, or model/LABEL; the "
+                                           "name carries the case's seed and every field, so --seed does not change "
+                                           "it; prints each case's outcome and digest; the gate is not judged")
+                            ->delimiter(',')
+                            ->check(kCaseKey)
+                            ->excludes(family_option));
+  std::string shard_option;
+  run_options.push_back(verify->add_option("--shard", shard_option,
+                                           "run shard INDEX of COUNT: task i of the run's list (levels 2 to 4 in "
+                                           "order) when i % COUNT == INDEX, level 1 in shard 0; wins over "
+                                           "GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX; the gate is judged by `merge`")
+                            ->check(kShard));
   bool list_families = false;
   auto* list = verify->add_flag("--list", list_families, "list the families and exit");
   for (CLI::Option* o : run_options) list->excludes(o);
+
+  auto* merge = app.add_subcommand("merge", "combine the --out folders of a verify run's shards (route logs, "
+                                            "manifests, JUnit) and judge the gate over the whole");
+  nvfp4::MergeOptions mo;
+  merge->add_option("--out", mo.out_dir, "folder for the merged routes.jsonl, manifest.json, junit.xml")
+      ->check(kNotEmpty)
+      ->capture_default_str();
+  merge->add_option("SHARD_DIRS", mo.shard_dirs, "every shard's verify --out folder")
+      ->required()
+      ->check(CLI::ExistingDirectory);
 
   app.add_subcommand("primitives", "level 1 alone: the NVFP4 codecs against the CUDA toolkit's conversions");
   app.add_subcommand("routes", "the routes and the reasons the dispatcher may take each for");
@@ -413,8 +475,10 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         if (level == "model") vo.model = false;
         if (level == "golden") vo.golden = false;
       }
+      if (!list_families) vo.shard = shard_chosen(shard_option);
       return cmd_verify(backend, vo, list_families, out);
     }
+    if (*merge) return cmd_merge(mo, out);
     if (*run) return cmd_run(backend, run_inputs, run_route, run_y, out);
     if (app.got_subcommand("primitives")) return cmd_primitives(out);
     if (app.got_subcommand("routes")) return cmd_routes(out);

@@ -4,11 +4,13 @@
 #include <sys/resource.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "harness/manifest.h"
@@ -109,8 +111,8 @@ std::ostream& operator<<(std::ostream& os, const BadInput& b) { return os << b.n
 const BadInput kBadInputs[] = {
     // The list.
     {"unknown_command_is_named_with_the_list", {"frobnicate"},
-     "unknown command \"frobnicate\"; the commands are: verify, primitives, routes, hash, compare, gate, bench, replay, "
-     "run"},
+     "unknown command \"frobnicate\"; the commands are: verify, merge, primitives, routes, hash, compare, gate, bench, "
+     "replay, run"},
     {"verify_seed_negative", {"verify", "--seed", "-1"}, "--seed: -1 is negative: must be 0 or more"},
     {"verify_cases_not_a_number", {"verify", "--cases", "abc"}, "--cases: abc is not a whole number"},
     {"verify_out_empty", {"verify", "--out", ""}, "--out: the value is empty (\"\")"},
@@ -134,6 +136,29 @@ const BadInput kBadInputs[] = {
     {"verify_coverage_empty", {"verify", "--device-coverage", ""}, "--device-coverage: the value is empty (\"\")"},
     {"verify_out_under_a_file", {"verify", "--out", "$T/bad.json/out"},
      "run_verify: out_dir = $T/bad.json/out: cannot create the folder: Not a directory"},
+    {"verify_shard_index_past_count", {"verify", "--shard", "3/2"}, "--shard: 3/2: the index 3 must be below the count 2"},
+    {"verify_shard_index_negative", {"verify", "--shard", "-1/2"},
+     "--shard: -1/2: the index -1 is not a whole number 0 or more"},
+    {"verify_shard_index_not_a_number", {"verify", "--shard", "x/2"},
+     "--shard: x/2: the index x is not a whole number 0 or more"},
+    {"verify_shard_count_zero", {"verify", "--shard", "0/0"}, "--shard: 0/0: the count must be 1 or more"},
+    {"verify_shard_no_slash", {"verify", "--shard", "2"}, "--shard: 2: not of the form INDEX/COUNT (e.g. 0/4)"},
+    {"verify_case_unparsable", {"verify", "--case", "decode/fp16_M1"},
+     "--case: parse_case_key: key = decode/fp16_M1: parse_case_name: name = fp16_M1: at \"\": expected \"_N\" (N)"},
+    {"verify_case_without_family", {"verify", "--case", "fp16_M1_N17_K32_bs16_bias_s1"},
+     "--case: parse_case_key: key = fp16_M1_N17_K32_bs16_bias_s1: no '/': name the case as manifest.json keys it"},
+    {"verify_case_in_a_comma_list", {"verify", "--case", "decode/fp16_M1_N17_K32_bs16_bias_s1,decode/fp16_M1_N17_K32_bs16_s01"},
+     "at \"01\": the seed: a leading 0 (name() writes none)"},
+    {"verify_case_unknown_model_way", {"verify", "--case", "model/natural"},
+     "--case: check_case_key: key = model/natural: the model has no way labelled \"natural\" (its ways: prefill, "},
+    {"verify_case_with_family", {"verify", "--family", "decode", "--case", "decode/fp16_M1_N17_K32_bs16_bias_s1"},
+     "--family excludes --case"},
+    // merge
+    {"merge_no_shards", {"merge"}, "SHARD_DIRS is required"},
+    {"merge_missing_folder", {"merge", "$T/nowhere"}, "SHARD_DIRS: Directory does not exist: $T/nowhere"},
+    {"merge_not_a_verify_folder", {"merge", "--out", "$T/m", "$T/a_folder"},
+     "run_merge: $T/a_folder/shard.json: cannot be read: not the --out folder of a verify run"},
+    {"merge_out_empty", {"merge", "--out", "", "$T/a_folder"}, "--out: the value is empty (\"\")"},
     // primitives, routes
     {"primitives_unknown_option", {"primitives", "--fast"}, "The following argument was not expected: --fast"},
     {"primitives_extra_argument", {"primitives", "all"}, "The following argument was not expected: all"},
@@ -285,6 +310,58 @@ TEST(Cli, HelpNamesNoForkAndWhatACrashDoes) {
   EXPECT_EQ(r.rc, 0);
   EXPECT_NE(r.out.find("--no-fork"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("a case that crashes with a signal is a FAIL and the run goes on"), std::string::npos) << r.out;
+}
+
+// GoogleTest's sharding variables, set for one call and restored.
+class ShardEnvironment {
+ public:
+  ShardEnvironment(const char* total, const char* index, const std::string& status) {
+    set("GTEST_TOTAL_SHARDS", total);
+    set("GTEST_SHARD_INDEX", index);
+    set("GTEST_SHARD_STATUS_FILE", status.empty() ? nullptr : status.c_str());
+  }
+  ~ShardEnvironment() {
+    for (const char* name : {"GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "GTEST_SHARD_STATUS_FILE"}) ::unsetenv(name);
+  }
+
+ private:
+  static void set(const char* name, const char* value) {
+    if (value) {
+      ::setenv(name, value, 1);
+    } else {
+      ::unsetenv(name);
+    }
+  }
+};
+
+TEST_F(CliFiles, VerifyHonoursGoogleTestShardingAndTouchesTheStatusFile) {
+  const std::vector<std::string> run =
+      expand({"verify", "--backend", "host", "--family", "empty", "--cases", "0", "--out", "$T/s"});
+  {
+    const ShardEnvironment env("3", "1", path("status"));
+    const CliRun r = cli(run);
+    EXPECT_EQ(r.rc, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find(", shard 1/3 (tasks i with i % 3 == 1)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("gate not judged: shard 1/3: gate judged after merge"), std::string::npos) << r.out;
+    EXPECT_TRUE(fs::exists(path("status")));
+  }
+  {
+    const ShardEnvironment env("3", "1", "");
+    std::vector<std::string> with_option = run;
+    with_option.insert(with_option.end(), {"--shard", "0/2"});  // the option wins
+    const CliRun r = cli(with_option);
+    EXPECT_NE(r.out.find(", shard 0/2 (tasks i with i % 2 == 0)"), std::string::npos) << r.out;
+  }
+  for (const auto& [total, index, message] :
+       {std::tuple{"2", "2", "GTEST_SHARD_INDEX = 2: must be below GTEST_TOTAL_SHARDS = 2"},
+        std::tuple{"2", "-1", "GTEST_SHARD_INDEX = -1: must be a whole number 0 or more"},
+        std::tuple{"x", "0", "GTEST_TOTAL_SHARDS = x: must be a whole number 1 or more"},
+        std::tuple{static_cast<const char*>(nullptr), "1", "GTEST_SHARD_INDEX = 1: set without GTEST_TOTAL_SHARDS"}}) {
+    const ShardEnvironment env(total, index, "");
+    const CliRun r = cli(run);
+    EXPECT_EQ(r.rc, 2) << message;
+    EXPECT_NE(r.err.find(std::string("nvfp4-harness: ") + message), std::string::npos) << r.err;
+  }
 }
 
 // ---------------------------------------------------------------------------
