@@ -53,6 +53,23 @@ void check_rows_past_the_cap(bool with_bias) {
   EXPECT_EQ(std::memcmp(Y.data(), expected.data(), Y.size() * 2), 0);
 }
 
+// The launch: one thread per column in blocks of 256, never a block with no
+// column (an idle block is a wasted launch slot on every row), and one grid
+// row per output row up to CUDA's 65535, past which the loop takes over.
+TEST(BiasRoundShape, OneThreadPerColumnAndOneGridRowPerRowUpToTheCap) {
+  const int64_t cases[][4] = {// N, M, expected grid.x, expected grid.y
+                              {1, 1, 1, 1},       {255, 2, 1, 2},         {256, 3, 1, 3},
+                              {257, 1, 2, 1},     {512, 65535, 2, 65535}, {4096, 65536, 16, 65535},
+                              {4097, 70000, 17, 65535}};
+  for (const auto& c : cases) {
+    const BiasRound::Params p{nullptr, nullptr, nullptr, c[1], c[0], nvh::HalfKind::fp16};
+    const nvh::LaunchShape s = BiasRound::shape(p);
+    EXPECT_EQ(s.grid.x, static_cast<uint32_t>(c[2])) << "N = " << c[0];
+    EXPECT_EQ(s.grid.y, static_cast<uint32_t>(c[3])) << "M = " << c[1];
+    EXPECT_EQ(s.block.x, 256u) << "N = " << c[0];
+  }
+}
+
 TEST(BiasRound, RowsPastTheGridCapWithBias) { check_rows_past_the_cap(true); }
 TEST(BiasRound, RowsPastTheGridCapWithoutBias) { check_rows_past_the_cap(false); }
 
