@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Host coverage (coverage/README.md): builds the `coverage` preset (Debug,
-# gcov), runs its ctest, captures line and branch counts with lcov, keeps the
+# gcov), runs its ctest, and hands the counts to gcovr, which keeps the
 # project's own sources (kernels/, harness/, reference/: no tests, /usr or
-# build folders), counts decision branches only, renders HTML, prints a
-# one-screen summary next to verify's route table, and enforces
-# coverage/thresholds. Everything lands in out/coverage/ (open index.html).
+# build folders), counts decision branches only, writes the text, HTML and
+# JSON reports, and checks each folder of coverage/thresholds. Prints a
+# one-screen summary next to verify's route table. Everything lands in
+# out/coverage/ (open index.html).
 # Exits non-zero when a test fails or a folder is under its threshold.
 #   NVFP4_COVERAGE_BUILD  build folder (default build/coverage, the preset's)
 #   NVFP4_COVERAGE_OUT    output folder (default out/coverage)
@@ -14,8 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 build=${NVFP4_COVERAGE_BUILD:-build/coverage}
-out=${NVFP4_COVERAGE_OUT:-out/coverage}
-rc=(--config-file "$root/coverage/lcovrc" --quiet)
+out=$(realpath -m "${NVFP4_COVERAGE_OUT:-out/coverage}")
 jobs=$(nproc)
 start=$(date +%s)
 step() { echo "== coverage: $* ($(($(date +%s) - start)) s)"; }
@@ -28,7 +28,7 @@ cmake --build "$build" -j "$jobs" >/dev/null
 step "running ctest"
 find "$build" -name '*.gcda' -delete  # this run's counts only
 rm -rf "$out"
-mkdir -p "$out"
+mkdir -p "$out/html"
 tests=0
 # One host-executor thread per test: gcov's counters are atomic
 # (-fprofile-update=atomic), and threads of one test updating the same
@@ -38,19 +38,35 @@ tests=0
 NVFP4_HOST_THREADS=1 ctest --test-dir "$build" -j "$jobs" --output-on-failure >"$out/ctest.log" 2>&1 || tests=$?
 grep -E "tests passed|tests failed|Total Test time" "$out/ctest.log" || true
 
-step "capturing"
-# lcov --capture is geninfo; a fixed copy counts exception branches out (coverage/geninfo-fix.pl).
-perl coverage/geninfo-fix.pl "$(command -v geninfo)" >"$build/geninfo-fixed"
-perl "$build/geninfo-fixed" "${rc[@]}" --no-external --base-directory "$root" "$build" -o "$out/all.info"
-lcov "${rc[@]}" --extract "$out/all.info" "$root/kernels/*" "$root/harness/*" "$root/reference/*" -o "$out/project.info"
-lcov "${rc[@]}" --remove "$out/project.info" '*_test.cc' '*/test_util.h' -o "$out/host-all-branches.info"
-perl coverage/decision-branches.pl <"$out/host-all-branches.info" >"$out/host.info"
-rm -f "$out/all.info" "$out/project.info"
-
-step "rendering"
-genhtml "${rc[@]}" --prefix "$root" --title "nvfp4-harness host coverage (gcov, decision branches)" \
-  -o "$out/html" "$out/host.info"
-awk -v root="$root" -v folder=kernels -f coverage/missed.awk "$out/host.info" >"$out/kernels-missed.txt"
+step "capturing and rendering (gcovr -j $jobs)"
+# The project's own sources, not its tests (coverage/README.md, "What is counted").
+sources=(--root "$root" --filter "$root/kernels/" --filter "$root/harness/" --filter "$root/reference/"
+         --exclude '.*_test\.cc$' --exclude '.*/test_util\.h$')
+# Decision branches only (coverage/README.md, "Counting branches"): no
+# exception edges, none on a line without code, and none on a line without a
+# decision: gcovr drops the branches of a line this pattern matches, a line
+# whose code (outside comments and string or character literals) holds no
+# if, for, while, switch, case, ?:, && or || and no branch probe.
+not_a_decision=$(cat coverage/not-a-decision.re)
+# gcov writes its .gcov files into the current folder: the build folder, not the sources.
+(cd "$build" && gcovr "${sources[@]}" -j "$jobs" \
+  --exclude-throw-branches --exclude-unreachable-branches \
+  --exclude-branches-by-pattern "$not_a_decision" --decisions \
+  --json "$out/host.json" \
+  --html-details "$out/html/index.html" --html-title "nvfp4-harness host coverage (gcov, decision branches)" \
+  --html-high-threshold 95 --html-medium-threshold 90 \
+  .) >"$out/gcovr.log" 2>&1 || { cat "$out/gcovr.log" >&2; exit 1; }
+# An lcov tracefile of the same counts, for ci/device-coverage.sh's merge with
+# the GPU probes' tracefile.
+python3 coverage/gcovr-json-to-lcov.py "$out/host.json" "$root" >"$out/host.info"
+# The converter is written by hand: its tracefile must count what gcovr counts.
+counts='s/^ *\(lines\|branches\)[.]*: [0-9.]*% (\([0-9]*\) \(out \)\?of \([0-9]*\).*/\1 \2 \4/p'
+gcovr_counts=$(gcovr -a "$out/host.json" --root "$root" -s --txt /dev/null | sed -n "$counts")
+lcov_counts=$(lcov --config-file coverage/lcovrc --summary "$out/host.info" 2>&1 | sed -n "$counts")
+if [ "$gcovr_counts" != "$lcov_counts" ] || [ -z "$gcovr_counts" ]; then
+  echo "coverage: host.info counts [$lcov_counts], gcovr counts [$gcovr_counts]" >&2
+  exit 1
+fi
 
 # The route table of the same source: verify on the host preset (built by
 # ci/test.sh; seconds there, minutes under gcov and -O0).
@@ -61,10 +77,36 @@ verify=0
 "$verify_build/nvfp4-harness" verify --backend host --out "$out/verify" >"$out/verify.txt" 2>&1 || verify=$?
 cp "$out/verify/route_gate.txt" "$out/verify/route_gate.json" "$out/" 2>/dev/null || true
 
+# Per folder, from the report above (no gcov run): its summary, its files
+# (lines and branches not run) and, for a folder in coverage/thresholds,
+# gcovr's own verdict (--fail-under-*: exit 2 lines, 4 branches, 6 both).
 thresholds=0
+folder_report() {  # folder_report FOLDER [MIN_LINES MIN_BRANCHES]
+  local folder=$1 status=0 limits=()
+  [ $# -eq 3 ] && limits=(--fail-under-line "$2" --fail-under-branch "$3")
+  echo "$folder/:"
+  gcovr -a "$out/host.json" --root "$root" --filter "$root/$folder/" -s -u \
+    --txt "$out/$folder-lines.txt" "${limits[@]}" 2>&1 | sed 's/^/  /' || status=$?
+  gcovr -a "$out/host.json" --root "$root" --filter "$root/$folder/" -b -u --txt "$out/$folder-branches.txt"
+  if [ $# -eq 3 ]; then
+    if [ "$status" = 0 ]; then echo "  threshold: lines >= $2 %, branches >= $3 %: OK"
+    else echo "  threshold: lines >= $2 %, branches >= $3 %: UNDER THRESHOLD (gcovr exit $status)"; thresholds=1; fi
+  fi
+}
 {
   echo "host coverage, gcov, decision branches ($(git rev-parse --short HEAD 2>/dev/null || echo unknown)):"
-  awk -v root="$root" -f coverage/check-thresholds.awk coverage/thresholds "$out/host.info" || thresholds=$?
+  declare -A min_lines min_branches
+  folders=(kernels harness reference)
+  while read -r folder lines branches; do
+    [[ -z "$folder" || "$folder" == \#* ]] && continue
+    min_lines[$folder]=$lines min_branches[$folder]=$branches
+    # A threshold for a folder gcovr does not keep: judged, and failed (no lines).
+    [[ " ${folders[*]} " == *" $folder "* ]] || folders+=("$folder")
+  done <coverage/thresholds
+  for folder in "${folders[@]}"; do
+    if [ -n "${min_lines[$folder]:-}" ]; then folder_report "$folder" "${min_lines[$folder]}" "${min_branches[$folder]}"
+    else folder_report "$folder"; fi
+  done
   echo
   echo "route coverage (verify exit $verify): $(grep '^summary:' "$out/verify.txt" || echo 'no summary')"
 } >"$out/summary.txt"
@@ -75,4 +117,4 @@ bash coverage/index.sh "$out" "nvfp4-harness host coverage" >/dev/null
 step "done: open $out/index.html"
 
 [ "$tests" = 0 ] || { echo "coverage: ctest failed (exit $tests), see $out/ctest.log" >&2; exit 1; }
-[ "$thresholds" = 0 ] || { echo "coverage: under threshold, see $out/kernels-missed.txt" >&2; exit 1; }
+[ "$thresholds" = 0 ] || { echo "coverage: under threshold, see $out/summary.txt and its folder's *-lines.txt, *-branches.txt" >&2; exit 1; }

@@ -3,8 +3,9 @@
 #   ci/device-coverage.sh BUILD [HOST_INFO]
 # BUILD is a probe-enabled CUDA build (cmake --preset cuda-probes &&
 # cmake --build --preset cuda-probes: build/cuda-probes). HOST_INFO is an
-# optional gcov tracefile of the host tests (ci/coverage.sh:
-# out/coverage/host.info, from any checkout: its paths are re-rooted here).
+# optional lcov tracefile of the host tests (ci/coverage.sh writes gcovr's
+# counts as out/coverage/host.info, from any checkout: its paths are re-rooted
+# here).
 #   1. verify on the GPU, probes counting    -> device.info
 #   2. verify on the host executor, the same binary, seed and cases
 #                                            -> host-probes.info
@@ -13,7 +14,9 @@
 #   4. HTML of the GPU probes, and with HOST_INFO the host tracefile merged
 #      with the GPU's (lcov -a)              -> device-html/, merged.info, merged-html/
 # Output in out/device-coverage/ (index.html links it all). Needs lcov and
-# genhtml for step 4 only; without them it says what to run elsewhere.
+# genhtml for step 4 only; without them it says what to run elsewhere. lcov
+# stays here because the probes' tracefile is lcov's format (harness/lcov_trace.h)
+# and gcovr 5.2 reads only gcov data and its own JSON.
 #   CASES  random cases per family in both verify runs (default 200)
 # Exits non-zero when either verify run fails.
 set -euo pipefail

@@ -2,9 +2,10 @@
 # Writes OUT/index.html: the one page that links a coverage run's reports.
 #   coverage/index.sh OUT TITLE
 # It shows whatever of these OUT holds (ci/coverage.sh and
-# ci/device-coverage.sh write them): summary.txt (lcov summary and
-# thresholds), route_gate.txt (verify's route-coverage table, shown in full),
-# html/ (genhtml), route_gate.json, *.info tracefiles, *.txt reports.
+# ci/device-coverage.sh write them): summary.txt (gcovr's summary per folder
+# and the thresholds' verdict), route_gate.txt (verify's route-coverage table,
+# shown in full), html/ (gcovr), device-html/ and merged-html/ (genhtml),
+# route_gate.json, host.json, *.info tracefiles, *.txt reports.
 set -euo pipefail
 out=${1:?usage: coverage/index.sh OUT TITLE}
 title=${2:-nvfp4-harness coverage}
@@ -26,12 +27,16 @@ link() {  # link FILE TEXT: a list item, if the file or folder is present
   printf '<style>body{font-family:sans-serif;margin:2em;max-width:75em}pre{background:#f4f4f4;padding:1em;overflow-x:auto}</style>\n'
   printf '</head><body>\n<h1>%s</h1>\n<p>Written %s. How to read it: coverage/README.md.</p>\n<ul>\n' \
     "$title" "$(date -u '+%Y-%m-%d %H:%M UTC')"
-  link html/index.html "line and branch coverage, file by file (genhtml)"
+  link html/index.html "line, branch and decision coverage, file by file, with the source (gcovr)"
   link merged-html/index.html "host (gcov) and GPU (probes) merged (genhtml)"
   link device-html/index.html "GPU probes alone (genhtml)"
   link route_gate.json "the route-coverage gate as JSON"
+  link host.json "gcovr's JSON report (the numbers of this page; gcovr -a reads it back)"
   for f in "$out"/*.info; do [ -e "$f" ] && link "$(basename "$f")" "lcov tracefile"; done
-  link kernels-missed.txt "every kernels/ line and branch the tests did not run, with its source"
+  for folder in kernels harness reference; do
+    link "$folder-lines.txt" "$folder/: lines per file, the line numbers not run (gcovr)"
+    link "$folder-branches.txt" "$folder/: branches per file, the lines with a branch not taken (gcovr)"
+  done
   link branch-diff.txt "branches reached on the GPU and not on the host, and the reverse"
   printf '</ul>\n'
   section "Summary" summary.txt
