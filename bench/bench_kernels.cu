@@ -6,7 +6,10 @@
 #include "harness/device_launch.cuh"
 
 namespace nvh {
-template void launch_on_cuda<nvfp4::LaunchFloor>(Backend&, const LaunchShape&, const nvfp4::LaunchFloor::Params&);
-template void launch_on_cuda<nvfp4::PatternCopy>(Backend&, const LaunchShape&, const nvfp4::PatternCopy::Params&);
-template void launch_on_cuda<nvfp4::ReadAlone>(Backend&, const LaunchShape&, const nvfp4::ReadAlone::Params&);
+template void launch_on_cuda<nvfp4::LaunchFloor>(Backend&, const LaunchShape&,
+                                                 const nvfp4::LaunchFloor::Params&);
+template void launch_on_cuda<nvfp4::PatternCopy>(Backend&, const LaunchShape&,
+                                                 const nvfp4::PatternCopy::Params&);
+template void launch_on_cuda<nvfp4::ReadAlone>(Backend&, const LaunchShape&,
+                                               const nvfp4::ReadAlone::Params&);
 }  // namespace nvh

@@ -77,7 +77,8 @@ Figures time_calls(const Problem& p, const Caps& caps, long calls, int repeats) 
     }
     const auto t1 = std::chrono::steady_clock::now();
     allocations = g_allocations.load() - before;
-    ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(calls));
+    ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() /
+                 static_cast<double>(calls));
   }
   std::sort(ns.begin(), ns.end());
   if (sink == 0xFFFFFFFFu) std::puts("");
@@ -104,7 +105,8 @@ int main(int argc, char** argv) {
   std::printf("select_route on sm_90, %ld calls, median of %d repeats\n", calls, repeats);
   for (const Sample& s : samples) {
     const Figures f = time_calls(s.problem, caps, calls, repeats);
-    std::printf("  %-38s %8.1f ns/call %6.2f allocations/call\n", s.name, f.ns_per_call, f.allocations_per_call);
+    std::printf("  %-38s %8.1f ns/call %6.2f allocations/call\n", s.name, f.ns_per_call,
+                f.allocations_per_call);
   }
   return 0;
 }

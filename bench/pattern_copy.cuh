@@ -30,11 +30,14 @@ struct PatternCopy {
     for (int64_t row = ctx.block_idx().y; row < p.N; row += kRowsPerThread * stride) {
       uint32_t words[kRowsPerThread] = {};
       for (int r = 0; r < kRowsPerThread; ++r) {
-        if (row + r * stride < p.N) words[r] = nvh::load_u32(p.packed + (row + r * stride) * (p.K / 2) + chunk * 4);
+        if (row + r * stride < p.N)
+          words[r] = nvh::load_u32(p.packed + (row + r * stride) * (p.K / 2) + chunk * 4);
       }
       for (int r = 0; r < kRowsPerThread; ++r) {
         const int64_t n = row + r * stride;
-        if (n < p.N) nvh::store_u32x4(p.scratch + n * p.K + chunk * 8, {words[r], words[r] ^ 1u, words[r] ^ 2u, words[r] ^ 3u});
+        if (n < p.N)
+          nvh::store_u32x4(p.scratch + n * p.K + chunk * 8,
+                           {words[r], words[r] ^ 1u, words[r] ^ 2u, words[r] ^ 3u});
       }
     }
   }

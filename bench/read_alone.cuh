@@ -23,7 +23,7 @@ struct ReadAlone {
     int64_t first_chunks;   // 16-byte chunks of `first`
     const uint8_t* second;  // 16-byte aligned
     int64_t second_chunks;
-    uint32_t* sink;         // written only if a chunk xors to kNever
+    uint32_t* sink;  // written only if a chunk xors to kNever
   };
   static constexpr uint32_t kNever = 0x9E3779B9u;
 
@@ -34,7 +34,8 @@ struct ReadAlone {
     int64_t i = int64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x;
     for (; i + (kLoadsInFlight - 1) * threads < chunks; i += kLoadsInFlight * threads) {
       nvh::U32x4 v[kLoadsInFlight];
-      for (int j = 0; j < kLoadsInFlight; ++j) v[j] = nvh::load_u32x4(bytes + 16 * (i + j * threads));
+      for (int j = 0; j < kLoadsInFlight; ++j)
+        v[j] = nvh::load_u32x4(bytes + 16 * (i + j * threads));
       for (int j = 0; j < kLoadsInFlight; ++j) acc ^= v[j].x ^ v[j].y ^ v[j].z ^ v[j].w;
     }
     for (; i < chunks; i += threads) {

@@ -7,7 +7,7 @@ packages=(
   cmake g++ make ninja-build pkg-config
   libgtest-dev librapidcheck-dev libssl-dev
   libboost-context-dev nlohmann-json3-dev libcli11-dev
-  lcov gcovr
+  lcov gcovr clang-format
 )
 
 missing=()

@@ -13,18 +13,22 @@ std::optional<int> ctest_assigned_gpu(const char* gpus) {
   // ctest writes "id:<id>,slots:<n>" for one resource of the group; the test asks for one GPU.
   const std::string text = gpus;
   const auto bad = [&](const std::string& why) {
-    return std::invalid_argument("ctest_assigned_gpu: CTEST_RESOURCE_GROUP_0_GPUS = " + text + ": " + why);
+    return std::invalid_argument("ctest_assigned_gpu: CTEST_RESOURCE_GROUP_0_GPUS = " + text +
+                                 ": " + why);
   };
   if (text.rfind("id:", 0) != 0) throw bad("expected \"id:<device>,slots:<n>\"");
   const std::size_t end = text.find(',');
   const std::string id = text.substr(3, end == std::string::npos ? std::string::npos : end - 3);
   if (id.empty() || id.size() > 6 || id.find_first_not_of("0123456789") != std::string::npos) {
-    throw bad("the id " + id + " is not a CUDA device ordinal (the spec files name GPUs 0, 1, ...)");
+    throw bad("the id " + id +
+              " is not a CUDA device ordinal (the spec files name GPUs 0, 1, ...)");
   }
   return std::stoi(id);
 }
 
-int default_cuda_device() { return ctest_assigned_gpu(std::getenv("CTEST_RESOURCE_GROUP_0_GPUS")).value_or(0); }
+int default_cuda_device() {
+  return ctest_assigned_gpu(std::getenv("CTEST_RESOURCE_GROUP_0_GPUS")).value_or(0);
+}
 
 Buffer::Buffer(Backend& backend, std::size_t bytes, const std::string& label)
     : backend_(&backend), data_(bytes ? backend.allocate(bytes) : nullptr), bytes_(bytes) {
@@ -122,8 +126,12 @@ class HostBackend final : public Backend {
                            const std::string& label) override {
     memcheck::describe_allocation(allocation, offset, bytes, label);
   }
-  void copy_in(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
-  void copy_out(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
+  void copy_in(void* dst, const void* src, std::size_t bytes) override {
+    std::memcpy(dst, src, bytes);
+  }
+  void copy_out(void* dst, const void* src, std::size_t bytes) override {
+    std::memcpy(dst, src, bytes);
+  }
   void fill(void* dst, uint8_t byte, std::size_t bytes) override { std::memset(dst, byte, bytes); }
   void synchronize() override {}
 
@@ -151,7 +159,9 @@ std::vector<std::unique_ptr<Backend>> make_available_backends() {
 std::string cuda_unavailable_reason() {
   return "this build has no CUDA backend (configure with the cuda preset)";
 }
-std::unique_ptr<Backend> make_cuda_backend(int) { throw BackendUnavailable(cuda_unavailable_reason()); }
+std::unique_ptr<Backend> make_cuda_backend(int) {
+  throw BackendUnavailable(cuda_unavailable_reason());
+}
 #endif
 
 }  // namespace nvh

@@ -1,6 +1,6 @@
-#include "harness/backend_cuda.h"
-
 #include <string>
+
+#include "harness/backend_cuda.h"
 
 namespace nvh {
 

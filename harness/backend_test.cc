@@ -70,7 +70,8 @@ TEST(CtestResources, TheAssignedGpuIsTheIdCtestGave) {
       ctest_assigned_gpu(bad);
       ADD_FAILURE() << bad << " was accepted";
     } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find(std::string("ctest_assigned_gpu: CTEST_RESOURCE_GROUP_0_GPUS = ") + bad + ": "),
+      EXPECT_NE(std::string(e.what()).find(
+                    std::string("ctest_assigned_gpu: CTEST_RESOURCE_GROUP_0_GPUS = ") + bad + ": "),
                 std::string::npos)
           << e.what();
     }

@@ -15,7 +15,9 @@
 namespace nvh {
 
 struct DeviceCtx {
-  __device__ __forceinline__ Dim3 thread_idx() const { return {threadIdx.x, threadIdx.y, threadIdx.z}; }
+  __device__ __forceinline__ Dim3 thread_idx() const {
+    return {threadIdx.x, threadIdx.y, threadIdx.z};
+  }
   __device__ __forceinline__ Dim3 block_idx() const { return {blockIdx.x, blockIdx.y, blockIdx.z}; }
   __device__ __forceinline__ Dim3 block_dim() const { return {blockDim.x, blockDim.y, blockDim.z}; }
   __device__ __forceinline__ Dim3 grid_dim() const { return {gridDim.x, gridDim.y, gridDim.z}; }
@@ -53,7 +55,8 @@ struct DeviceCtx {
   __device__ __forceinline__ void cp_async16(void* shared_dst, const void* global_src) const {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared_dst));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(global_src) : "memory");
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(global_src)
+                 : "memory");
 #else
     *static_cast<uint4*>(shared_dst) = *static_cast<const uint4*>(global_src);
 #endif
@@ -61,7 +64,8 @@ struct DeviceCtx {
   __device__ __forceinline__ void cp_async4(void* shared_dst, const void* global_src) const {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared_dst));
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(global_src) : "memory");
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(global_src)
+                 : "memory");
 #else
     *static_cast<uint32_t*>(shared_dst) = *static_cast<const uint32_t*>(global_src);
 #endif
@@ -87,15 +91,15 @@ struct DeviceCtx {
           "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
           "{%8,%9}, {%10,%11,%12,%13};\n"
           : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]),
-            "f"(c[1]), "f"(c[2]), "f"(c[3]));
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]),
+            "f"(c[2]), "f"(c[3]));
     } else {
       asm volatile(
           "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
           "{%8,%9}, {%10,%11,%12,%13};\n"
           : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]),
-            "f"(c[1]), "f"(c[2]), "f"(c[3]));
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]),
+            "f"(c[2]), "f"(c[3]));
     }
 #else
     __trap();  // the dispatcher never sends the mma route below sm_80
@@ -118,7 +122,8 @@ struct MinBlocksPerSM<Kernel, std::void_t<decltype(Kernel::kMinBlocksPerSM)>> {
 // device context. Kernel::body is a __host__ __device__ template;
 // Kernel::kMaxBlockThreads bounds the block so the compiler budgets registers.
 template <class Kernel>
-__global__ void __launch_bounds__(Kernel::kMaxBlockThreads, MinBlocksPerSM<Kernel>::value) run_kernel_on_device(const typename Kernel::Params params) {
+__global__ void __launch_bounds__(Kernel::kMaxBlockThreads, MinBlocksPerSM<Kernel>::value)
+    run_kernel_on_device(const typename Kernel::Params params) {
   DeviceCtx ctx;
   Kernel::body(ctx, params);
 }

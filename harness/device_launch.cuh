@@ -11,7 +11,8 @@
 namespace nvh {
 
 template <class Kernel>
-void launch_on_cuda(Backend& backend, const LaunchShape& shape, const typename Kernel::Params& params) {
+void launch_on_cuda(Backend& backend, const LaunchShape& shape,
+                    const typename Kernel::Params& params) {
 #if defined(NVH_PROBES) && !defined(__CUDA_ARCH__)
   // Instantiates the kernel's host body as well (in the host pass only, where
   // HostCtx is callable), so that its probe sites are registered

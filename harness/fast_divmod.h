@@ -35,7 +35,9 @@ struct FastDivmod {
 #endif
     return (high + n) >> shift;
   }
-  NVH_HD NVH_INLINE uint32_t mod(uint32_t n, uint32_t quotient) const { return n - quotient * divisor; }
+  NVH_HD NVH_INLINE uint32_t mod(uint32_t n, uint32_t quotient) const {
+    return n - quotient * divisor;
+  }
 };
 
 }  // namespace nvh

@@ -1,8 +1,8 @@
 // The backend-independent half of gpu_timing.h; in a build without CUDA the
 // GPU timers say so instead of timing anything.
-#include <algorithm>
-
 #include "harness/gpu_timing.h"
+
+#include <algorithm>
 
 namespace nvh {
 
@@ -20,19 +20,24 @@ TimingStats summarize(std::vector<double> us) {
 
 #if !defined(NVH_HAVE_CUDA)
 TimingStats time_launches(Backend&, int, int, const std::function<void(int)>&) {
-  throw BackendUnavailable("time_launches: this build has no CUDA backend (configure with the cuda preset)");
+  throw BackendUnavailable(
+      "time_launches: this build has no CUDA backend (configure with the cuda preset)");
 }
 double measure_copy_ceiling(Backend&, std::size_t, int) {
-  throw BackendUnavailable("measure_copy_ceiling: this build has no CUDA backend (configure with the cuda preset)");
+  throw BackendUnavailable(
+      "measure_copy_ceiling: this build has no CUDA backend (configure with the cuda preset)");
 }
 void copy_on_device(Backend&, void*, const void*, std::size_t) {
-  throw BackendUnavailable("copy_on_device: this build has no CUDA backend (configure with the cuda preset)");
+  throw BackendUnavailable(
+      "copy_on_device: this build has no CUDA backend (configure with the cuda preset)");
 }
 double measure_fill_ceiling(Backend&, std::size_t, int) {
-  throw BackendUnavailable("measure_fill_ceiling: this build has no CUDA backend (configure with the cuda preset)");
+  throw BackendUnavailable(
+      "measure_fill_ceiling: this build has no CUDA backend (configure with the cuda preset)");
 }
 LaunchTimes time_each_launch(Backend&, int, const std::function<void(int)>&) {
-  throw BackendUnavailable("time_each_launch: this build has no CUDA backend (configure with the cuda preset)");
+  throw BackendUnavailable(
+      "time_each_launch: this build has no CUDA backend (configure with the cuda preset)");
 }
 #endif
 

@@ -1,15 +1,15 @@
-#include "harness/gpu_timing.h"
-
 #include <algorithm>
 #include <stdexcept>
 
 #include "harness/backend_cuda.h"
+#include "harness/gpu_timing.h"
 
 namespace nvh {
 namespace {
 
 CudaBackend& gpu_of(Backend& backend) {
-  if (backend.kind() != BackendKind::cuda) throw std::invalid_argument("GPU timing needs the cuda backend, not " + backend.name());
+  if (backend.kind() != BackendKind::cuda)
+    throw std::invalid_argument("GPU timing needs the cuda backend, not " + backend.name());
   return static_cast<CudaBackend&>(backend);
 }
 
@@ -36,11 +36,13 @@ __global__ void hold_gpu(long long cycles) {
   }
 }
 
-constexpr long long kHoldCycles = 40'000'000;  // ~20 ms at 2 GHz; queuing 100s of launches takes less
+constexpr long long kHoldCycles =
+    40'000'000;  // ~20 ms at 2 GHz; queuing 100s of launches takes less
 
 }  // namespace
 
-TimingStats time_launches(Backend& backend, int warmup, int reps, const std::function<void(int)>& launch) {
+TimingStats time_launches(Backend& backend, int warmup, int reps,
+                          const std::function<void(int)>& launch) {
   CudaBackend& gpu = gpu_of(backend);
   for (int i = 0; i < warmup; ++i) launch(i);
   // Every launch between its own pair of events, all queued behind hold_gpu.
@@ -67,13 +69,15 @@ double measure_copy_ceiling(Backend& backend, std::size_t bytes, int reps) {
   Buffer src(backend, bytes), dst(backend, bytes);
   backend.fill(src.data(), 0x5A, bytes);
   const TimingStats t = time_launches(backend, 3, reps, [&](int) {
-    NVH_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, gpu.stream()));
+    NVH_CUDA_CHECK(
+        cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, gpu.stream()));
   });
   return 2.0 * static_cast<double>(bytes) / (t.median_us * 1e-6);
 }
 
 void copy_on_device(Backend& backend, void* dst, const void* src, std::size_t bytes) {
-  NVH_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, gpu_of(backend).stream()));
+  NVH_CUDA_CHECK(
+      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, gpu_of(backend).stream()));
 }
 
 double measure_fill_ceiling(Backend& backend, std::size_t bytes, int reps) {
@@ -85,7 +89,8 @@ double measure_fill_ceiling(Backend& backend, std::size_t bytes, int reps) {
   return static_cast<double>(bytes) / (t.median_us * 1e-6);
 }
 
-LaunchTimes time_each_launch(Backend& backend, int launches, const std::function<void(int)>& launch) {
+LaunchTimes time_each_launch(Backend& backend, int launches,
+                             const std::function<void(int)>& launch) {
   CudaBackend& gpu = gpu_of(backend);
   LaunchTimes t;
   if (launches <= 0) return t;

@@ -20,7 +20,8 @@ struct TimingStats {
 // Runs `launch(i)` `warmup` times untimed, then `reps` times, each bracketed
 // by events on the backend's stream; `i` counts up so the caller can rotate
 // through input sets. Throws if the backend is not a GPU.
-TimingStats time_launches(Backend& backend, int warmup, int reps, const std::function<void(int)>& launch);
+TimingStats time_launches(Backend& backend, int warmup, int reps,
+                          const std::function<void(int)>& launch);
 
 // The device-to-device copy bandwidth in bytes per second, counting bytes
 // read plus bytes written (cudaMemcpyAsync of `bytes`, median of `reps`).
@@ -44,6 +45,7 @@ struct LaunchTimes {
   std::vector<double> us;
   double span_us = 0;
 };
-LaunchTimes time_each_launch(Backend& backend, int launches, const std::function<void(int)>& launch);
+LaunchTimes time_each_launch(Backend& backend, int launches,
+                             const std::function<void(int)>& launch);
 
 }  // namespace nvh

@@ -40,7 +40,8 @@ void validate_shape(const LaunchShape& s) {
                                 dim_text(s.block) + ": " + what);
   };
   if (s.grid.x == 0 || s.grid.y == 0 || s.grid.z == 0) bad("every grid extent must be positive");
-  if (s.block.x == 0 || s.block.y == 0 || s.block.z == 0) bad("every block extent must be positive");
+  if (s.block.x == 0 || s.block.y == 0 || s.block.z == 0)
+    bad("every block extent must be positive");
   if (s.grid.y > kMaxGridYZ || s.grid.z > kMaxGridYZ) bad("grid y and z are limited to 65535");
   if (uint64_t{s.block.x} * s.block.y * s.block.z > kMaxThreadsPerBlock)
     bad("a block holds at most 1024 threads");
@@ -105,7 +106,8 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
   sinks_.clear();
   sinks_.resize(n);
   warps_.assign((n + kWarpSize - 1) / kWarpSize, Warp{});
-  for (uint32_t w = 0; w < warps_.size(); ++w) warps_[w].live = std::min(kWarpSize, n - w * kWarpSize);
+  for (uint32_t w = 0; w < warps_.size(); ++w)
+    warps_[w].live = std::min(kWarpSize, n - w * kWarpSize);
   block_live_ = n;
   block_arrived_ = 0;
   error_ = nullptr;
@@ -317,7 +319,8 @@ void run_grid_on_host(const LaunchShape& shape, const HostThreadBody& body, cons
   // One snapshot for the whole launch: kernels do not allocate.
   const std::shared_ptr<const memcheck::Regions> allocations = memcheck::registered_allocations();
   const uint64_t blocks = total_blocks(shape);
-  const unsigned workers = static_cast<unsigned>(std::min<uint64_t>(host_executor_threads(), blocks));
+  const unsigned workers =
+      static_cast<unsigned>(std::min<uint64_t>(host_executor_threads(), blocks));
   std::atomic<uint64_t> next{0};
   std::atomic<bool> stop{false};
   std::exception_ptr first_error;

@@ -23,12 +23,12 @@ namespace {
 
 // What a child says on the pipe, one frame each: kind, task, length, bytes.
 enum class Frame : uint8_t {
-  ready = 1,        // the worker is made; tasks follow
-  setup_error = 2,  // the worker could not be made; the text says why
-  returned = 3,     // a task returned; the text is its result
-  threw = 4,        // a task threw; the text is what()
-  finished = 5,     // every task is done; the text is finish()'s result
-  finish_error = 6, // finish() threw; the text is what()
+  ready = 1,         // the worker is made; tasks follow
+  setup_error = 2,   // the worker could not be made; the text says why
+  returned = 3,      // a task returned; the text is its result
+  threw = 4,         // a task threw; the text is what()
+  finished = 5,      // every task is done; the text is finish()'s result
+  finish_error = 6,  // finish() threw; the text is what()
 };
 
 struct Message {
@@ -71,8 +71,8 @@ void send(int fd, Frame kind, uint64_t task, const std::string& text) {
   const uint64_t length = text.size();
   const auto k = static_cast<uint8_t>(kind);
   // A parent that stopped listening cannot be told anything: the child just ends.
-  if (!write_all(fd, &k, 1) || !write_all(fd, &task, sizeof task) || !write_all(fd, &length, sizeof length) ||
-      !write_all(fd, text.data(), text.size())) {
+  if (!write_all(fd, &k, 1) || !write_all(fd, &task, sizeof task) ||
+      !write_all(fd, &length, sizeof length) || !write_all(fd, text.data(), text.size())) {
     ::_exit(4);
   }
 }
@@ -81,7 +81,8 @@ std::optional<Message> receive(int fd) {
   uint8_t kind = 0;
   Message m{Frame::ready, 0, ""};
   uint64_t length = 0;
-  if (!read_all(fd, &kind, 1) || !read_all(fd, &m.task, sizeof m.task) || !read_all(fd, &length, sizeof length)) {
+  if (!read_all(fd, &kind, 1) || !read_all(fd, &m.task, sizeof m.task) ||
+      !read_all(fd, &length, sizeof length)) {
     return std::nullopt;
   }
   m.kind = static_cast<Frame>(kind);
@@ -112,7 +113,8 @@ TaskOutcome run_one(TaskWorker& worker, std::size_t task) {
 }
 
 // The child: make a worker, run tasks first..count-1, report each, then finish.
-[[noreturn]] void child_main(int fd, std::size_t first, std::size_t count, const WorkerFactory& make_worker) {
+[[noreturn]] void child_main(int fd, std::size_t first, std::size_t count,
+                             const WorkerFactory& make_worker) {
   std::unique_ptr<TaskWorker> worker;
   try {
     worker = make_worker();
@@ -160,8 +162,12 @@ void read_child(int fd, const std::function<void(std::size_t, const TaskOutcome&
                 const std::function<void(const std::string&)>& on_finish, ChildReport& r) {
   while (const std::optional<Message> m = receive(fd)) {
     switch (m->kind) {
-      case Frame::ready: r.ready = true; break;
-      case Frame::setup_error: r.setup_error = m->text; break;
+      case Frame::ready:
+        r.ready = true;
+        break;
+      case Frame::setup_error:
+        r.setup_error = m->text;
+        break;
       case Frame::returned:
       case Frame::threw: {
         TaskOutcome o;
@@ -175,7 +181,9 @@ void read_child(int fd, const std::function<void(std::size_t, const TaskOutcome&
         r.finished = true;
         if (on_finish) on_finish(m->text);
         break;
-      case Frame::finish_error: r.finish_error = m->text; break;
+      case Frame::finish_error:
+        r.finish_error = m->text;
+        break;
     }
   }
 }
@@ -216,12 +224,14 @@ std::size_t run_child(std::size_t first, std::size_t count, const WorkerFactory&
     if (errno != EINTR) fail_errno("waitpid");
   }
 
-  if (!r.setup_error.empty()) throw std::runtime_error("run_tasks: the worker could not be made: " + r.setup_error);
+  if (!r.setup_error.empty())
+    throw std::runtime_error("run_tasks: the worker could not be made: " + r.setup_error);
   if (!r.ready) {
     throw std::runtime_error("run_tasks: the worker process " + describe_process_end(status) +
                              " before it was ready (no task ran)");
   }
-  if (!r.finish_error.empty()) throw std::runtime_error("run_tasks: the worker's finish() threw: " + r.finish_error);
+  if (!r.finish_error.empty())
+    throw std::runtime_error("run_tasks: the worker's finish() threw: " + r.finish_error);
   if (r.next < count) {  // the child ended inside task r.next
     TaskOutcome o;
     o.failure = describe_process_end(status);
@@ -247,7 +257,8 @@ std::string describe_signal(int signal) {
 
 std::string describe_process_end(int wait_status) {
   if (WIFSIGNALED(wait_status)) return "crashed: " + describe_signal(WTERMSIG(wait_status));
-  if (WIFEXITED(wait_status)) return "exited with status " + std::to_string(WEXITSTATUS(wait_status));
+  if (WIFEXITED(wait_status))
+    return "exited with status " + std::to_string(WEXITSTATUS(wait_status));
   return "ended with wait status " + std::to_string(wait_status);
 }
 
@@ -256,7 +267,8 @@ void run_tasks(std::size_t count, const WorkerFactory& make_worker, Isolation is
                const std::function<void(const std::string&)>& on_finish) {
   if (count == 0) return;
   if (isolation == Isolation::forked) {
-    for (std::size_t next = 0; next < count;) next = run_child(next, count, make_worker, on_task, on_finish);
+    for (std::size_t next = 0; next < count;)
+      next = run_child(next, count, make_worker, on_task, on_finish);
     return;
   }
   std::unique_ptr<TaskWorker> worker;

@@ -23,12 +23,20 @@ class ScriptedWorker : public TaskWorker {
   explicit ScriptedWorker(std::vector<Act> script) : script_(std::move(script)) {}
   std::string run(std::size_t task) override {
     switch (script_.at(task)) {
-      case Act::ok: break;
-      case Act::fpe: std::raise(SIGFPE); break;
-      case Act::segv: std::raise(SIGSEGV); break;
-      case Act::abort: std::abort();
-      case Act::exit3: ::_exit(3);
-      case Act::throws: throw std::invalid_argument("task " + std::to_string(task) + " refuses");
+      case Act::ok:
+        break;
+      case Act::fpe:
+        std::raise(SIGFPE);
+        break;
+      case Act::segv:
+        std::raise(SIGSEGV);
+        break;
+      case Act::abort:
+        std::abort();
+      case Act::exit3:
+        ::_exit(3);
+      case Act::throws:
+        throw std::invalid_argument("task " + std::to_string(task) + " refuses");
     }
     ++ran_;
     return std::to_string(::getpid());
@@ -66,8 +74,9 @@ ScriptRun run_script(const std::vector<Act>& script, Isolation isolation) {
 
 TEST(Isolation, ACrashFailsItsTaskAndAFreshChildRunsTheNext) {
   no_core_files();
-  const ScriptRun r = run_script({Act::ok, Act::fpe, Act::ok, Act::throws, Act::segv, Act::abort, Act::exit3, Act::ok},
-                           Isolation::forked);
+  const ScriptRun r = run_script(
+      {Act::ok, Act::fpe, Act::ok, Act::throws, Act::segv, Act::abort, Act::exit3, Act::ok},
+      Isolation::forked);
   EXPECT_EQ(r.order, (std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_TRUE(r.outcomes.at(0).returned);
   EXPECT_EQ(r.outcomes.at(1).failure, "crashed: SIGFPE (Floating point exception)");
@@ -106,8 +115,8 @@ TEST(Isolation, AWorkerThatCannotBeMadeEndsTheRunNamingWhy) {
   for (Isolation isolation : {Isolation::forked, Isolation::in_process}) {
     try {
       run_tasks(
-          2, []() -> std::unique_ptr<TaskWorker> { throw std::runtime_error("no GPU here"); }, isolation,
-          [](std::size_t, const TaskOutcome&) { ADD_FAILURE() << "no task may run"; });
+          2, []() -> std::unique_ptr<TaskWorker> { throw std::runtime_error("no GPU here"); },
+          isolation, [](std::size_t, const TaskOutcome&) { ADD_FAILURE() << "no task may run"; });
       ADD_FAILURE() << "expected a throw";
     } catch (const std::runtime_error& e) {
       EXPECT_STREQ(e.what(), "run_tasks: the worker could not be made: no GPU here");
@@ -119,12 +128,18 @@ TEST(Isolation, AChildThatDiesBeforeItIsReadyEndsTheRun) {
   no_core_files();
   try {
     run_tasks(
-        2, []() -> std::unique_ptr<TaskWorker> { std::raise(SIGSEGV); return nullptr; }, Isolation::forked,
+        2,
+        []() -> std::unique_ptr<TaskWorker> {
+          std::raise(SIGSEGV);
+          return nullptr;
+        },
+        Isolation::forked,
         [](std::size_t, const TaskOutcome&) { ADD_FAILURE() << "no task may run"; });
     ADD_FAILURE() << "expected a throw";
   } catch (const std::runtime_error& e) {
     EXPECT_STREQ(e.what(),
-                 "run_tasks: the worker process crashed: SIGSEGV (Segmentation fault) before it was ready (no task ran)");
+                 "run_tasks: the worker process crashed: SIGSEGV (Segmentation fault) before it "
+                 "was ready (no task ran)");
   }
 }
 

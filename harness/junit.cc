@@ -12,11 +12,21 @@ std::string xml_escape(const std::string& text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
       default:
         if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t' || c == '\r') out += c;
     }
@@ -37,18 +47,20 @@ std::string junit_xml(const std::vector<JUnitSuite>& suites) {
     }
     char time[32];
     std::snprintf(time, sizeof time, "%.3f", seconds);
-    o << "  <testsuite name=\"" << xml_escape(s.name) << "\" tests=\"" << s.cases.size() << "\" failures=\""
-      << failures << "\" skipped=\"" << skipped << "\" time=\"" << time << "\">\n";
+    o << "  <testsuite name=\"" << xml_escape(s.name) << "\" tests=\"" << s.cases.size()
+      << "\" failures=\"" << failures << "\" skipped=\"" << skipped << "\" time=\"" << time
+      << "\">\n";
     for (const JUnitCase& c : s.cases) {
       std::snprintf(time, sizeof time, "%.3f", c.seconds);
-      o << "    <testcase name=\"" << xml_escape(c.name) << "\" classname=\"" << xml_escape(c.classname)
-        << "\" time=\"" << time << "\"";
+      o << "    <testcase name=\"" << xml_escape(c.name) << "\" classname=\""
+        << xml_escape(c.classname) << "\" time=\"" << time << "\"";
       if (c.result == JUnitCase::Result::passed) {
         o << "/>\n";
         continue;
       }
       const char* tag = c.result == JUnitCase::Result::failed ? "failure" : "skipped";
-      o << ">\n      <" << tag << " message=\"" << xml_escape(c.message) << "\"/>\n    </testcase>\n";
+      o << ">\n      <" << tag << " message=\"" << xml_escape(c.message)
+        << "\"/>\n    </testcase>\n";
     }
     o << "  </testsuite>\n";
   }

@@ -44,6 +44,8 @@ enum class HalfKind : uint8_t { fp16, bf16 };
 inline uint64_t total_blocks(const LaunchShape& s) {
   return uint64_t{s.grid.x} * s.grid.y * s.grid.z;
 }
-inline uint32_t threads_per_block(const LaunchShape& s) { return s.block.x * s.block.y * s.block.z; }
+inline uint32_t threads_per_block(const LaunchShape& s) {
+  return s.block.x * s.block.y * s.block.z;
+}
 
 }  // namespace nvh

@@ -12,7 +12,8 @@
 namespace nvh {
 
 template <class Kernel>
-void launch_on_cuda(Backend& backend, const LaunchShape& shape, const typename Kernel::Params& params);
+void launch_on_cuda(Backend& backend, const LaunchShape& shape,
+                    const typename Kernel::Params& params);
 
 template <class Kernel>
 void launch(Backend& backend, const LaunchShape& shape, const typename Kernel::Params& params) {

@@ -247,11 +247,11 @@ ManifestDiff compare(const Manifest& a, const Manifest& b) {
 std::string render_diff(const ManifestDiff& diff, std::string_view label_a,
                         std::string_view label_b) {
   std::ostringstream out;
-  const char* verdict = diff.matching == 0 && diff.differing.empty() ? "manifests have NO CASE IN COMMON"
-                        : diff.agree()                                  ? "manifests agree"
-                                                                        : "manifests DIFFER";
-  out << verdict << ": a = " << label_a
-      << ", b = " << label_b << "\n";
+  const char* verdict = diff.matching == 0 && diff.differing.empty()
+                            ? "manifests have NO CASE IN COMMON"
+                        : diff.agree() ? "manifests agree"
+                                       : "manifests DIFFER";
+  out << verdict << ": a = " << label_a << ", b = " << label_b << "\n";
   out << "  matching digests: " << diff.matching << "\n";
   render_names(out, "only in a", diff.only_in_a);
   render_names(out, "only in b", diff.only_in_b);

@@ -317,7 +317,9 @@ TEST(Manifest, ParseFromTextNamesItsSource) {
     parse_manifest("{", "golden/seed8.host.json (built in)");
     ADD_FAILURE() << "expected a throw";
   } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("parse_manifest: golden/seed8.host.json (built in): not valid JSON", 0), 0u)
+    EXPECT_EQ(std::string(e.what()).rfind(
+                  "parse_manifest: golden/seed8.host.json (built in): not valid JSON", 0),
+              0u)
         << e.what();
   }
 }

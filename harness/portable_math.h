@@ -131,17 +131,20 @@ NVH_HD NVH_INLINE uint32_t mul_half2(uint32_t a, uint32_t b) {
 #if defined(__CUDA_ARCH__)
   uint32_t out;
   if constexpr (kKind == HalfKind::fp16) {
-    const __half2 r = __hmul2(*reinterpret_cast<const __half2*>(&a), *reinterpret_cast<const __half2*>(&b));
+    const __half2 r =
+        __hmul2(*reinterpret_cast<const __half2*>(&a), *reinterpret_cast<const __half2*>(&b));
     out = *reinterpret_cast<const uint32_t*>(&r);
   } else {
-    const __nv_bfloat162 r =
-        __hmul2(*reinterpret_cast<const __nv_bfloat162*>(&a), *reinterpret_cast<const __nv_bfloat162*>(&b));
+    const __nv_bfloat162 r = __hmul2(*reinterpret_cast<const __nv_bfloat162*>(&a),
+                                     *reinterpret_cast<const __nv_bfloat162*>(&b));
     out = *reinterpret_cast<const uint32_t*>(&r);
   }
   return out;
 #else
   const auto lo = [](uint32_t w) { return half_bits_to_float(static_cast<uint16_t>(w), kKind); };
-  const auto hi = [](uint32_t w) { return half_bits_to_float(static_cast<uint16_t>(w >> 16), kKind); };
+  const auto hi = [](uint32_t w) {
+    return half_bits_to_float(static_cast<uint16_t>(w >> 16), kKind);
+  };
   return pack_half2_rn(lo(a) * lo(b), hi(a) * hi(b), kKind);
 #endif
 }

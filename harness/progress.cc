@@ -31,10 +31,12 @@ void Progress::update(uint64_t done, const std::string& note) {
 void Progress::finish(const std::string& note) { print(total_, note, true); }
 
 void Progress::print(uint64_t done, const std::string& note, bool last) {
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const int percent = total_ ? static_cast<int>(100 * done / total_) : 100;
-  std::fprintf(stderr, "%s[%s] %3d%% %llu/%llu %.1fs %s%s", terminal_ ? "\r\033[K" : "", what_.c_str(), percent,
-               static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_), seconds, note.c_str(),
+  std::fprintf(stderr, "%s[%s] %3d%% %llu/%llu %.1fs %s%s", terminal_ ? "\r\033[K" : "",
+               what_.c_str(), percent, static_cast<unsigned long long>(done),
+               static_cast<unsigned long long>(total_), seconds, note.c_str(),
                terminal_ && !last ? "" : "\n");
   std::fflush(stderr);
 }

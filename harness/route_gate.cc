@@ -52,7 +52,8 @@ void validate(const GateDeclaration& declaration, const HardwareGates& gates) {
   for (std::size_t i = 0; i < declaration.families.size(); ++i) {
     const std::string at = "declaration.families[" + std::to_string(i) + "]";
     if (declaration.families[i].family.empty()) invalid(at + ".family = \"\"", "must be non-empty");
-    if (declaration.families[i].routes.empty()) invalid(at + ".routes = []", "a family must target a route");
+    if (declaration.families[i].routes.empty())
+      invalid(at + ".routes = []", "a family must target a route");
   }
   for (const auto& [route, capability] : gates) {
     const std::string at = "gates[" + quoted(route) + "]";
@@ -220,7 +221,8 @@ std::vector<std::string> GateReport::problems() const {
   }
   for (const FamilyCoverage& f : required_families) {
     if (f.status == Coverage::kMissing) {
-      lines.push_back("family " + quoted(f.family) + ": MISSING, no launch on its routes (" + joined(f.routes) + ")");
+      lines.push_back("family " + quoted(f.family) + ": MISSING, no launch on its routes (" +
+                      joined(f.routes) + ")");
     }
   }
   return lines;
@@ -230,8 +232,8 @@ bool GateReport::passed() const { return problems().empty(); }
 
 namespace {
 
-FamilyCoverage family_coverage(const FamilyDeclaration& family, const std::vector<LaunchRecord>& records,
-                               const std::string& op) {
+FamilyCoverage family_coverage(const FamilyDeclaration& family,
+                               const std::vector<LaunchRecord>& records, const std::string& op) {
   FamilyCoverage c{family.family, family.routes, 0, Coverage::kMissing};
   for (const LaunchRecord& r : records) {
     if (r.op == op && r.family == family.family &&
@@ -282,10 +284,14 @@ GateReport evaluate_gate(const GateDeclaration& declaration, const HardwareGates
 
 std::string render_gate_text(const GateReport& report, const std::string& not_judged_why) {
   const Rendering how{not_judged_why.empty()};
-  const std::vector<std::string> problems = how.judged ? report.problems() : std::vector<std::string>{};
+  const std::vector<std::string> problems =
+      how.judged ? report.problems() : std::vector<std::string>{};
   std::ostringstream out;
   out << "route coverage for op " << quoted(report.op) << ": "
-      << (!how.judged ? "gate not judged: " + not_judged_why : problems.empty() ? "passed" : "FAILED") << "\n\n";
+      << (!how.judged        ? "gate not judged: " + not_judged_why
+          : problems.empty() ? "passed"
+                             : "FAILED")
+      << "\n\n";
   render_table(out, report, how);
   out << "\n";
   render_reasons(out, report, how);
@@ -293,7 +299,10 @@ std::string render_gate_text(const GateReport& report, const std::string& not_ju
     out << "\nfamilies (each must reach one of its routes):\n";
     for (const FamilyCoverage& f : report.required_families) {
       out << "  " << f.family << ": " << f.on_target << " launches on " << joined(f.routes) << "  "
-          << (f.status == Coverage::kExecuted ? "executed" : how.judged ? "MISSING" : "not reached") << "\n";
+          << (f.status == Coverage::kExecuted ? "executed"
+              : how.judged                    ? "MISSING"
+                                              : "not reached")
+          << "\n";
     }
   }
   if (!problems.empty()) {

@@ -74,7 +74,7 @@ struct FamilyCoverage {
 struct GateReport {
   std::string op;
   std::vector<FamilyCoverage> required_families;  // in declaration order
-  std::vector<std::string> families;  // every family in the op's records, sorted
+  std::vector<std::string> families;              // every family in the op's records, sorted
   // Declared routes in declaration order, then undeclared ones seen in records, sorted.
   std::vector<RouteCoverage> routes;
   std::size_t other_op_records = 0;  // records of other operators, not judged

@@ -249,8 +249,10 @@ TEST(RouteGate, TextRenderingOfAPass) {
 // A run of some families: the same table, but nothing it did not reach is
 // called MISSING and nothing says FAILED; what no filter excuses still shows.
 TEST(RouteGate, TextRenderingOfARunNotJudged) {
-  const std::vector<LaunchRecord> records = {rec("alpha", "small", "decode"), rec("zeta", "whim", "decode")};
-  EXPECT_EQ(render_gate_text(evaluate_gate(declaration(), kGammaGated, records), "--family selects 1 of 3 families"),
+  const std::vector<LaunchRecord> records = {rec("alpha", "small", "decode"),
+                                             rec("zeta", "whim", "decode")};
+  EXPECT_EQ(render_gate_text(evaluate_gate(declaration(), kGammaGated, records),
+                             "--family selects 1 of 3 families"),
             "route coverage for op \"op_x\": gate not judged: --family selects 1 of 3 families\n"
             "\n"
             "route  decode  total  status\n"
@@ -270,8 +272,8 @@ TEST(RouteGate, TextRenderingOfARunNotJudged) {
             "    special  0  hardware-gated: feature Z\n"
             "  zeta\n"
             "    whim     1  UNDECLARED\n");
-  const nlohmann::json j = nlohmann::json::parse(
-      render_gate_json(evaluate_gate(declaration(), kGammaGated, records), "--family selects 1 of 3 families"));
+  const nlohmann::json j = nlohmann::json::parse(render_gate_json(
+      evaluate_gate(declaration(), kGammaGated, records), "--family selects 1 of 3 families"));
   EXPECT_TRUE(j["passed"].is_null());
   EXPECT_EQ(j["not_judged_why"], "--family selects 1 of 3 families");
 }
@@ -336,7 +338,9 @@ namespace nvh {
 namespace {
 
 GateDeclaration with_families() {
-  GateDeclaration d{"op", {{"fast", {"ok"}}, {"slow", {"ok"}}}, {{"alpha", {"fast"}}, {"beta", {"slow", "fast"}}}};
+  GateDeclaration d{"op",
+                    {{"fast", {"ok"}}, {"slow", {"ok"}}},
+                    {{"alpha", {"fast"}}, {"beta", {"slow", "fast"}}}};
   return d;
 }
 
@@ -363,7 +367,8 @@ TEST(RouteGateFamilies, EveryDeclaredFamilyMustReachOneOfItsRoutes) {
 }
 
 TEST(RouteGateFamilies, AFamilyOffItsRoutesDoesNotCount) {
-  const std::vector<LaunchRecord> off = {launch("fast", "alpha"), launch("slow", "alpha"), launch("slow", "gamma")};
+  const std::vector<LaunchRecord> off = {launch("fast", "alpha"), launch("slow", "alpha"),
+                                         launch("slow", "gamma")};
   GateDeclaration d = with_families();
   d.families = {{"gamma", {"fast"}}};
   EXPECT_FALSE(evaluate_gate(d, {}, off).passed());

@@ -83,8 +83,8 @@ json parse_header(const std::string& text, const std::string& where) {
       keys_seen.emplace_back();
     } else if (event == json::parse_event_t::object_end) {
       keys_seen.pop_back();
-    } else if (event == json::parse_event_t::key && !keys_seen.back().insert(parsed.get<std::string>()).second &&
-               duplicate.empty()) {
+    } else if (event == json::parse_event_t::key &&
+               !keys_seen.back().insert(parsed.get<std::string>()).second && duplicate.empty()) {
       duplicate = parsed.get<std::string>();
       top_level = keys_seen.size() == 1;
     }
@@ -97,8 +97,10 @@ json parse_header(const std::string& text, const std::string& where) {
     fail(where, std::string("the header is not valid JSON: ") + e.what());
   }
   if (!duplicate.empty()) {
-    fail(where, top_level ? "tensor " + in_quotes(duplicate) + " is named more than once in the header"
-                          : "key " + in_quotes(duplicate) + " appears more than once in one object of the header");
+    fail(where, top_level
+                    ? "tensor " + in_quotes(duplicate) + " is named more than once in the header"
+                    : "key " + in_quotes(duplicate) +
+                          " appears more than once in one object of the header");
   }
   if (!header.is_object()) fail(where, "the header is " + shown(header) + ", not a JSON object");
   return header;
@@ -107,7 +109,8 @@ json parse_header(const std::string& text, const std::string& where) {
 // A non-negative whole number that fits int64 (JSON numbers parse as
 // unsigned when non-negative and integral).
 bool is_count(const json& v) {
-  return v.is_number_unsigned() && v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  return v.is_number_unsigned() &&
+         v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
 }
 
 struct Entry {
@@ -118,25 +121,32 @@ struct Entry {
 
 Entry read_entry(const std::string& name, const json& info, const std::string& where) {
   const std::string tensor = "tensor " + in_quotes(name);
-  if (!info.is_object()) fail(where, tensor + " is " + shown(info) + ": must be an object with dtype, shape and data_offsets");
+  if (!info.is_object())
+    fail(where,
+         tensor + " is " + shown(info) + ": must be an object with dtype, shape and data_offsets");
   Entry e;
   e.name = name;
 
   const auto dtype = info.find("dtype");
   if (dtype == info.end()) fail(where, tensor + " has no dtype");
-  if (!dtype->is_string()) fail(where, tensor + ": dtype = " + shown(*dtype) + ": must be a string");
+  if (!dtype->is_string())
+    fail(where, tensor + ": dtype = " + shown(*dtype) + ": must be a string");
   e.tensor.dtype = dtype->get<std::string>();
   const std::size_t element_bytes = safetensors_dtype_bytes(e.tensor.dtype);
   if (element_bytes == 0) {
-    const bool sub_byte = std::find(kSubByteDtypes.begin(), kSubByteDtypes.end(), e.tensor.dtype) != kSubByteDtypes.end();
-    fail(where, tensor + ": dtype = " + in_quotes(e.tensor.dtype) +
-                    (sub_byte ? ": a sub-byte dtype this reader does not take (store packed bytes as U8)"
-                              : ": not a safetensors dtype (" + dtype_names() + ")"));
+    const bool sub_byte = std::find(kSubByteDtypes.begin(), kSubByteDtypes.end(), e.tensor.dtype) !=
+                          kSubByteDtypes.end();
+    fail(where,
+         tensor + ": dtype = " + in_quotes(e.tensor.dtype) +
+             (sub_byte ? ": a sub-byte dtype this reader does not take (store packed bytes as U8)"
+                       : ": not a safetensors dtype (" + dtype_names() + ")"));
   }
 
   const auto shape = info.find("shape");
   if (shape == info.end()) fail(where, tensor + " has no shape");
-  if (!shape->is_array()) fail(where, tensor + ": shape = " + shown(*shape) + ": must be a list of non-negative whole numbers");
+  if (!shape->is_array())
+    fail(where,
+         tensor + ": shape = " + shown(*shape) + ": must be a list of non-negative whole numbers");
   uint64_t elements = 1;
   for (const json& d : *shape) {
     if (!is_count(d)) {
@@ -150,30 +160,36 @@ Entry read_entry(const std::string& name, const json& info, const std::string& w
   }
   uint64_t bytes = 0;
   if (__builtin_mul_overflow(elements, static_cast<uint64_t>(element_bytes), &bytes)) {
-    fail(where, tensor + ": shape = " + shown(*shape) + ": " + std::to_string(elements) + " elements of " +
-                    e.tensor.dtype + " overflow 64 bits of bytes");
+    fail(where, tensor + ": shape = " + shown(*shape) + ": " + std::to_string(elements) +
+                    " elements of " + e.tensor.dtype + " overflow 64 bits of bytes");
   }
 
   const auto offsets = info.find("data_offsets");
   if (offsets == info.end()) fail(where, tensor + " has no data_offsets");
-  if (!offsets->is_array() || offsets->size() != 2 || !is_count((*offsets)[0]) || !is_count((*offsets)[1])) {
-    fail(where, tensor + ": data_offsets = " + shown(*offsets) + ": must be [begin, end], two non-negative whole numbers");
+  if (!offsets->is_array() || offsets->size() != 2 || !is_count((*offsets)[0]) ||
+      !is_count((*offsets)[1])) {
+    fail(where, tensor + ": data_offsets = " + shown(*offsets) +
+                    ": must be [begin, end], two non-negative whole numbers");
   }
   e.begin = (*offsets)[0].get<uint64_t>();
   e.end = (*offsets)[1].get<uint64_t>();
-  if (e.end < e.begin) fail(where, tensor + ": data_offsets = " + shown(*offsets) + ": reversed (end before begin)");
+  if (e.end < e.begin)
+    fail(where, tensor + ": data_offsets = " + shown(*offsets) + ": reversed (end before begin)");
   if (e.end - e.begin != bytes) {
-    fail(where, tensor + ": data_offsets = " + shown(*offsets) + " hold " + std::to_string(e.end - e.begin) +
-                    " bytes, but shape " + shown(*shape) + " of " + e.tensor.dtype + " needs " + std::to_string(bytes));
+    fail(where, tensor + ": data_offsets = " + shown(*offsets) + " hold " +
+                    std::to_string(e.end - e.begin) + " bytes, but shape " + shown(*shape) +
+                    " of " + e.tensor.dtype + " needs " + std::to_string(bytes));
   }
   return e;
 }
 
 std::map<std::string, std::string> read_metadata(const json& value, const std::string& where) {
-  if (!value.is_object()) fail(where, "__metadata__ = " + shown(value) + ": must be an object of strings");
+  if (!value.is_object())
+    fail(where, "__metadata__ = " + shown(value) + ": must be an object of strings");
   std::map<std::string, std::string> out;
   for (const auto& [key, v] : value.items()) {
-    if (!v.is_string()) fail(where, "__metadata__ key " + in_quotes(key) + " = " + shown(v) + ": must be a string");
+    if (!v.is_string())
+      fail(where, "__metadata__ key " + in_quotes(key) + " = " + shown(v) + ": must be a string");
     out[key] = v.get<std::string>();
   }
   return out;
@@ -181,42 +197,49 @@ std::map<std::string, std::string> read_metadata(const json& value, const std::s
 
 // The tensors, in buffer order, must tile [0, buffer_bytes) exactly.
 void check_tiling(std::vector<Entry>& entries, uint64_t buffer_bytes, const std::string& where) {
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry& a, const Entry& b) { return std::tie(a.begin, a.end) < std::tie(b.begin, b.end); });
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return std::tie(a.begin, a.end) < std::tie(b.begin, b.end);
+  });
   uint64_t covered = 0;
   const Entry* previous = nullptr;
   for (const Entry& e : entries) {
-    const std::string offsets = "data_offsets = [" + std::to_string(e.begin) + "," + std::to_string(e.end) + "]";
+    const std::string offsets =
+        "data_offsets = [" + std::to_string(e.begin) + "," + std::to_string(e.end) + "]";
     if (e.end > buffer_bytes) {
-      fail(where, "tensor " + in_quotes(e.name) + ": " + offsets + ": past the end of the data buffer (" +
-                      std::to_string(buffer_bytes) + " bytes)");
+      fail(where, "tensor " + in_quotes(e.name) + ": " + offsets +
+                      ": past the end of the data buffer (" + std::to_string(buffer_bytes) +
+                      " bytes)");
     }
     if (e.begin < covered) {
-      fail(where, "tensor " + in_quotes(e.name) + ": " + offsets + " overlaps tensor " + in_quotes(previous->name) +
-                      " (which ends at " + std::to_string(covered) + ")");
+      fail(where, "tensor " + in_quotes(e.name) + ": " + offsets + " overlaps tensor " +
+                      in_quotes(previous->name) + " (which ends at " + std::to_string(covered) +
+                      ")");
     }
     if (e.begin > covered) {
-      fail(where, "tensor " + in_quotes(e.name) + ": " + offsets + " leaves bytes [" + std::to_string(covered) + "," +
-                      std::to_string(e.begin) + ") of the data buffer to no tensor");
+      fail(where, "tensor " + in_quotes(e.name) + ": " + offsets + " leaves bytes [" +
+                      std::to_string(covered) + "," + std::to_string(e.begin) +
+                      ") of the data buffer to no tensor");
     }
     covered = e.end;
     previous = &e;
   }
   if (covered != buffer_bytes) {
-    fail(where, "the data buffer has " + std::to_string(buffer_bytes) + " bytes, but the tensors cover only [0," +
-                    std::to_string(covered) + ")");
+    fail(where, "the data buffer has " + std::to_string(buffer_bytes) +
+                    " bytes, but the tensors cover only [0," + std::to_string(covered) + ")");
   }
 }
 
 uint64_t read_le64(const std::string& bytes) {
   uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<uint8_t>(bytes[static_cast<std::size_t>(i)]);
+  for (int i = 7; i >= 0; --i)
+    n = (n << 8) | static_cast<uint8_t>(bytes[static_cast<std::size_t>(i)]);
   return n;
 }
 
 SafeTensorsFile parse(const std::string& bytes, const std::string& where) {
   if (bytes.size() < 8) {
-    fail(where, "the file has " + std::to_string(bytes.size()) + " bytes, fewer than the 8 of the header length");
+    fail(where, "the file has " + std::to_string(bytes.size()) +
+                    " bytes, fewer than the 8 of the header length");
   }
   const uint64_t header_bytes = read_le64(bytes);
   if (header_bytes > kMaxHeaderBytes) {
@@ -224,8 +247,9 @@ SafeTensorsFile parse(const std::string& bytes, const std::string& where) {
                     std::to_string(kMaxHeaderBytes) + " bytes)");
   }
   if (header_bytes > bytes.size() - 8) {
-    fail(where, "header length " + std::to_string(header_bytes) + " runs past the end of the file (" +
-                    std::to_string(bytes.size()) + " bytes, so at most " + std::to_string(bytes.size() - 8) + ")");
+    fail(where, "header length " + std::to_string(header_bytes) +
+                    " runs past the end of the file (" + std::to_string(bytes.size()) +
+                    " bytes, so at most " + std::to_string(bytes.size() - 8) + ")");
   }
   const json header = parse_header(bytes.substr(8, header_bytes), where);
   const std::size_t buffer_start = 8 + header_bytes;
@@ -277,35 +301,45 @@ std::string serialize_safetensors(const SafeTensorsFile& file) {
   uint64_t offset = 0;
   for (const auto& [name, t] : file.tensors) {
     const std::string where = "serialize_safetensors: tensor " + in_quotes(name);
-    if (name == "__metadata__") throw std::invalid_argument(where + ": the name is reserved for the metadata");
+    if (name == "__metadata__")
+      throw std::invalid_argument(where + ": the name is reserved for the metadata");
     const std::size_t element_bytes = safetensors_dtype_bytes(t.dtype);
-    if (element_bytes == 0) throw std::invalid_argument(where + ": dtype = " + in_quotes(t.dtype) + ": not a safetensors dtype");
+    if (element_bytes == 0)
+      throw std::invalid_argument(where + ": dtype = " + in_quotes(t.dtype) +
+                                  ": not a safetensors dtype");
     uint64_t bytes = element_bytes;
     for (int64_t d : t.shape) {
-      if (d < 0) throw std::invalid_argument(where + ": dimension " + std::to_string(d) + " is negative");
+      if (d < 0)
+        throw std::invalid_argument(where + ": dimension " + std::to_string(d) + " is negative");
       if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes)) {
         throw std::invalid_argument(where + ": the byte size overflows 64 bits");
       }
     }
     if (bytes != t.data.size()) {
-      throw std::invalid_argument(where + ": holds " + std::to_string(t.data.size()) + " bytes, its shape and dtype " +
-                                  t.dtype + " need " + std::to_string(bytes));
+      throw std::invalid_argument(where + ": holds " + std::to_string(t.data.size()) +
+                                  " bytes, its shape and dtype " + t.dtype + " need " +
+                                  std::to_string(bytes));
     }
-    header[name] = {{"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", json::array({offset, offset + bytes})}};
+    header[name] = {{"dtype", t.dtype},
+                    {"shape", t.shape},
+                    {"data_offsets", json::array({offset, offset + bytes})}};
     offset += bytes;
   }
   std::string text;
   try {
     text = header.dump();
   } catch (const json::type_error& e) {
-    throw std::invalid_argument(std::string("serialize_safetensors: a name or metadata string is not UTF-8: ") + e.what());
+    throw std::invalid_argument(
+        std::string("serialize_safetensors: a name or metadata string is not UTF-8: ") + e.what());
   }
   text.append((8 - text.size() % 8) % 8, ' ');  // the buffer then starts 8-byte aligned
   std::string out;
   out.reserve(8 + text.size() + offset);
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((static_cast<uint64_t>(text.size()) >> (8 * i)) & 0xFF));
+  for (int i = 0; i < 8; ++i)
+    out.push_back(static_cast<char>((static_cast<uint64_t>(text.size()) >> (8 * i)) & 0xFF));
   out += text;
-  for (const auto& entry : file.tensors) out.append(entry.second.data.begin(), entry.second.data.end());
+  for (const auto& entry : file.tensors)
+    out.append(entry.second.data.begin(), entry.second.data.end());
   return out;
 }
 
@@ -314,7 +348,9 @@ void write_safetensors(const SafeTensorsFile& file, const std::string& path) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   out.close();
-  if (!out) throw std::runtime_error("write_safetensors: " + path + ": cannot write the file: " + std::strerror(errno));
+  if (!out)
+    throw std::runtime_error("write_safetensors: " + path +
+                             ": cannot write the file: " + std::strerror(errno));
 }
 
 }  // namespace nvh

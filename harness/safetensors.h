@@ -28,9 +28,9 @@ namespace nvh {
 std::size_t safetensors_dtype_bytes(std::string_view dtype);
 
 struct SafeTensor {
-  std::string dtype;            // as safetensors names it: "F16", "BF16", "U8", ...
-  std::vector<int64_t> shape;   // [] is a scalar (one element)
-  std::vector<uint8_t> data;    // row-major, little-endian: product(shape) * dtype bytes
+  std::string dtype;           // as safetensors names it: "F16", "BF16", "U8", ...
+  std::vector<int64_t> shape;  // [] is a scalar (one element)
+  std::vector<uint8_t> data;   // row-major, little-endian: product(shape) * dtype bytes
 };
 
 struct SafeTensorsFile {

@@ -14,7 +14,8 @@ namespace {
 // A file from its parts: the header's length as 8 little-endian bytes, the
 // header text, the data buffer. Malformed files are written this way, byte
 // for byte, since the writer refuses to make them.
-std::string file_bytes(const std::string& header, const std::string& buffer, uint64_t header_length) {
+std::string file_bytes(const std::string& header, const std::string& buffer,
+                       uint64_t header_length) {
   std::string out;
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((header_length >> (8 * i)) & 0xFF));
   return out + header + buffer;
@@ -31,7 +32,8 @@ void expect_rejected(const std::string& bytes, const std::vector<std::string>& p
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();
     EXPECT_EQ(what.rfind("parse_safetensors: test.safetensors: ", 0), 0u) << what;
-    for (const std::string& part : parts) EXPECT_NE(what.find(part), std::string::npos) << "missing " << part << " in: " << what;
+    for (const std::string& part : parts)
+      EXPECT_NE(what.find(part), std::string::npos) << "missing " << part << " in: " << what;
   }
 }
 
@@ -47,7 +49,9 @@ SafeTensorsFile sample() {
 
 TEST(Safetensors, RoundTripKeepsNamesDtypesShapesBytesAndMetadata) {
   const SafeTensorsFile f = sample();
-  const std::string path = (std::filesystem::path(::testing::TempDir()) / "nvh_safetensors_round_trip.safetensors").string();
+  const std::string path =
+      (std::filesystem::path(::testing::TempDir()) / "nvh_safetensors_round_trip.safetensors")
+          .string();
   write_safetensors(f, path);
   const SafeTensorsFile back = read_safetensors(path);
   EXPECT_EQ(back.metadata, f.metadata);
@@ -64,12 +68,13 @@ TEST(Safetensors, RoundTripKeepsNamesDtypesShapesBytesAndMetadata) {
 TEST(Safetensors, WriterPadsTheHeaderToEightBytesAndPacksTheBufferInNameOrder) {
   const std::string bytes = serialize_safetensors(sample());
   uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<uint8_t>(bytes[static_cast<std::size_t>(i)]);
+  for (int i = 7; i >= 0; --i)
+    n = (n << 8) | static_cast<uint8_t>(bytes[static_cast<std::size_t>(i)]);
   EXPECT_EQ(n % 8, 0u);
   EXPECT_EQ(bytes[8], '{');
   // A (12 bytes), codes (5), empty (0), g (4): 21 bytes of data after the header.
   ASSERT_EQ(bytes.size(), 8 + n + 21);
-  EXPECT_EQ(static_cast<uint8_t>(bytes[8 + n]), 1);        // A's first byte
+  EXPECT_EQ(static_cast<uint8_t>(bytes[8 + n]), 1);          // A's first byte
   EXPECT_EQ(static_cast<uint8_t>(bytes[8 + n + 12]), 0x21);  // then codes
   EXPECT_EQ(static_cast<uint8_t>(bytes[8 + n + 20]), 0x3E);  // g last
 }
@@ -78,7 +83,8 @@ TEST(Safetensors, WriterPadsTheHeaderToEightBytesAndPacksTheBufferInNameOrder) {
 // reader takes the padding as JSON whitespace.
 TEST(Safetensors, ReadsAHeaderPaddedWithSpaces) {
   const std::string header = R"({"x":{"dtype":"U16","shape":[2],"data_offsets":[0,4]}})";
-  const SafeTensorsFile f = parse_safetensors(file_bytes(header + "      ", std::string("\x01\x00\x02\x00", 4)), "x");
+  const SafeTensorsFile f =
+      parse_safetensors(file_bytes(header + "      ", std::string("\x01\x00\x02\x00", 4)), "x");
   EXPECT_EQ(f.tensors.at("x").shape, (std::vector<int64_t>{2}));
   EXPECT_EQ(f.tensors.at("x").data, (std::vector<uint8_t>{1, 0, 2, 0}));
 }
@@ -89,11 +95,13 @@ TEST(Safetensors, RejectsAFileShorterThanTheHeaderLength) {
 
 TEST(Safetensors, RejectsAHeaderLengthPastTheEndOfTheFile) {
   const std::string header = R"({"x":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})";
-  expect_rejected(file_bytes(header, "A", 4000), {"header length 4000 runs past the end of the file", "at most"});
+  expect_rejected(file_bytes(header, "A", 4000),
+                  {"header length 4000 runs past the end of the file", "at most"});
 }
 
 TEST(Safetensors, RejectsAnAbsurdHeaderLength) {
-  expect_rejected(file_bytes("{}", "", uint64_t{1} << 62), {"header length 4611686018427387904 is absurd"});
+  expect_rejected(file_bytes("{}", "", uint64_t{1} << 62),
+                  {"header length 4611686018427387904 is absurd"});
 }
 
 TEST(Safetensors, RejectsAHeaderThatIsNotJson) {
@@ -109,7 +117,8 @@ TEST(Safetensors, RejectsATensorThatIsNotAnObject) {
 }
 
 TEST(Safetensors, RejectsAMissingDtype) {
-  expect_rejected(file_bytes(R"({"x":{"shape":[1],"data_offsets":[0,1]}})", "A"), {"tensor \"x\" has no dtype"});
+  expect_rejected(file_bytes(R"({"x":{"shape":[1],"data_offsets":[0,1]}})", "A"),
+                  {"tensor \"x\" has no dtype"});
 }
 
 TEST(Safetensors, RejectsAnUnknownDtype) {
@@ -128,7 +137,8 @@ TEST(Safetensors, RejectsADtypeThatIsNotAString) {
 }
 
 TEST(Safetensors, RejectsAMissingShape) {
-  expect_rejected(file_bytes(R"({"x":{"dtype":"U8","data_offsets":[0,1]}})", "A"), {"tensor \"x\" has no shape"});
+  expect_rejected(file_bytes(R"({"x":{"dtype":"U8","data_offsets":[0,1]}})", "A"),
+                  {"tensor \"x\" has no shape"});
 }
 
 TEST(Safetensors, RejectsAShapeThatIsNotAList) {
@@ -148,17 +158,21 @@ TEST(Safetensors, RejectsAFractionalDimension) {
 
 TEST(Safetensors, RejectsAnElementCountThatOverflows) {
   expect_rejected(
-      file_bytes(R"({"x":{"dtype":"U8","shape":[4294967296,4294967296],"data_offsets":[0,1]}})", "A"),
+      file_bytes(R"({"x":{"dtype":"U8","shape":[4294967296,4294967296],"data_offsets":[0,1]}})",
+                 "A"),
       {"shape = [4294967296,4294967296]: the element count overflows 64 bits"});
 }
 
 TEST(Safetensors, RejectsAByteSizeThatOverflows) {
-  expect_rejected(file_bytes(R"({"x":{"dtype":"F64","shape":[4611686018427387904],"data_offsets":[0,1]}})", "A"),
-                  {"4611686018427387904 elements of F64 overflow 64 bits of bytes"});
+  expect_rejected(
+      file_bytes(R"({"x":{"dtype":"F64","shape":[4611686018427387904],"data_offsets":[0,1]}})",
+                 "A"),
+      {"4611686018427387904 elements of F64 overflow 64 bits of bytes"});
 }
 
 TEST(Safetensors, RejectsMissingOffsets) {
-  expect_rejected(file_bytes(R"({"x":{"dtype":"U8","shape":[1]}})", "A"), {"tensor \"x\" has no data_offsets"});
+  expect_rejected(file_bytes(R"({"x":{"dtype":"U8","shape":[1]}})", "A"),
+                  {"tensor \"x\" has no data_offsets"});
 }
 
 TEST(Safetensors, RejectsOffsetsThatAreNotTwoWholeNumbers) {
@@ -174,13 +188,15 @@ TEST(Safetensors, RejectsReversedOffsets) {
 }
 
 TEST(Safetensors, RejectsOffsetsWhoseSizeIsNotTheShapes) {
-  expect_rejected(file_bytes(R"({"x":{"dtype":"F16","shape":[2,2],"data_offsets":[0,6]}})", "ABCDEF"),
-                  {"data_offsets = [0,6] hold 6 bytes, but shape [2,2] of F16 needs 8"});
+  expect_rejected(
+      file_bytes(R"({"x":{"dtype":"F16","shape":[2,2],"data_offsets":[0,6]}})", "ABCDEF"),
+      {"data_offsets = [0,6] hold 6 bytes, but shape [2,2] of F16 needs 8"});
 }
 
 TEST(Safetensors, RejectsOffsetsPastTheBuffer) {
-  expect_rejected(file_bytes(R"({"x":{"dtype":"U8","shape":[4],"data_offsets":[0,4]}})", "AB"),
-                  {"tensor \"x\": data_offsets = [0,4]: past the end of the data buffer (2 bytes)"});
+  expect_rejected(
+      file_bytes(R"({"x":{"dtype":"U8","shape":[4],"data_offsets":[0,4]}})", "AB"),
+      {"tensor \"x\": data_offsets = [0,4]: past the end of the data buffer (2 bytes)"});
 }
 
 TEST(Safetensors, RejectsOverlappingTensors) {
@@ -191,10 +207,11 @@ TEST(Safetensors, RejectsOverlappingTensors) {
 }
 
 TEST(Safetensors, RejectsAHoleBetweenTensors) {
-  expect_rejected(file_bytes(R"({"x":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},)"
-                             R"("y":{"dtype":"U8","shape":[2],"data_offsets":[2,4]}})",
-                             "ABCD"),
-                  {"tensor \"y\": data_offsets = [2,4] leaves bytes [1,2) of the data buffer to no tensor"});
+  expect_rejected(
+      file_bytes(R"({"x":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},)"
+                 R"("y":{"dtype":"U8","shape":[2],"data_offsets":[2,4]}})",
+                 "ABCD"),
+      {"tensor \"y\": data_offsets = [2,4] leaves bytes [1,2) of the data buffer to no tensor"});
 }
 
 TEST(Safetensors, RejectsBytesAfterTheLastTensor) {
@@ -212,7 +229,8 @@ TEST(Safetensors, RejectsATensorNamedTwice) {
 TEST(Safetensors, RejectsMetadataThatIsNotStrings) {
   expect_rejected(file_bytes(R"({"__metadata__":{"block_size":16}})", ""),
                   {"__metadata__ key \"block_size\" = 16: must be a string"});
-  expect_rejected(file_bytes(R"({"__metadata__":[1]})", ""), {"__metadata__ = [1]: must be an object of strings"});
+  expect_rejected(file_bytes(R"({"__metadata__":[1]})", ""),
+                  {"__metadata__ = [1]: must be an object of strings"});
 }
 
 TEST(Safetensors, ReadNamesTheFileItCannotOpen) {
@@ -221,7 +239,8 @@ TEST(Safetensors, ReadNamesTheFileItCannotOpen) {
     read_safetensors(path);
     ADD_FAILURE() << "read a file that does not exist";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("read_safetensors: " + path + ": cannot open for reading"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("read_safetensors: " + path + ": cannot open for reading"),
+              std::string::npos)
         << e.what();
   }
 }
@@ -234,7 +253,8 @@ TEST(Safetensors, WriterRefusesWhatItCannotWriteTruly) {
         try {
           serialize_safetensors(f);
         } catch (const std::invalid_argument& e) {
-          EXPECT_NE(std::string(e.what()).find("tensor \"x\": holds 2 bytes, its shape and dtype F16 need 6"),
+          EXPECT_NE(std::string(e.what()).find(
+                        "tensor \"x\": holds 2 bytes, its shape and dtype F16 need 6"),
                     std::string::npos)
               << e.what();
           throw;

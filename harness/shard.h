@@ -20,7 +20,9 @@ struct Shard {
   // i % count == index: the round-robin split, so every shard gets a share of
   // every group of a list (each family's cases, in verify) and none waits on a
   // block of slow neighbours.
-  bool owns(std::size_t i) const { return i % static_cast<std::size_t>(count) == static_cast<std::size_t>(index); }
+  bool owns(std::size_t i) const {
+    return i % static_cast<std::size_t>(count) == static_cast<std::size_t>(index);
+  }
   bool sharded() const { return count > 1; }
   std::string text() const;  // "1/3"
 };

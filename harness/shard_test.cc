@@ -28,7 +28,9 @@ TEST(Shard, OptionParses) {
 }
 
 TEST(Shard, BadOptionsAreNamed) {
-  const auto err = [](const std::string& text) { return error_of([&] { parse_shard(text, "--shard"); }); };
+  const auto err = [](const std::string& text) {
+    return error_of([&] { parse_shard(text, "--shard"); });
+  };
   EXPECT_EQ(err("3/2"), "--shard: 3/2: the index 3 must be below the count 2");
   EXPECT_EQ(err("2/2"), "--shard: 2/2: the index 2 must be below the count 2");
   EXPECT_EQ(err("-1/2"), "--shard: -1/2: the index -1 is not a whole number 0 or more");
@@ -36,14 +38,17 @@ TEST(Shard, BadOptionsAreNamed) {
   EXPECT_EQ(err("1/x"), "--shard: 1/x: the count x is not a whole number 1 or more");
   EXPECT_EQ(err("0/0"), "--shard: 0/0: the count must be 1 or more");
   EXPECT_EQ(err("1"), "--shard: 1: not of the form INDEX/COUNT (e.g. 0/4)");
-  EXPECT_EQ(err("1/99999999999"), "--shard: 1/99999999999: the count 99999999999 is not a whole number 1 or more");
+  EXPECT_EQ(err("1/99999999999"),
+            "--shard: 1/99999999999: the count 99999999999 is not a whole number 1 or more");
 }
 
 TEST(Shard, EnvironmentFollowsGoogleTest) {
   EXPECT_FALSE(shard_from_env(nullptr, nullptr).has_value());
   const Shard s = *shard_from_env("4", "3");
   EXPECT_EQ(s.text(), "3/4");
-  const auto err = [](const char* total, const char* index) { return error_of([&] { shard_from_env(total, index); }); };
+  const auto err = [](const char* total, const char* index) {
+    return error_of([&] { shard_from_env(total, index); });
+  };
   EXPECT_EQ(err("2", "2"), "GTEST_SHARD_INDEX = 2: must be below GTEST_TOTAL_SHARDS = 2");
   EXPECT_EQ(err("2", "-1"), "GTEST_SHARD_INDEX = -1: must be a whole number 0 or more");
   EXPECT_EQ(err("0", "0"), "GTEST_TOTAL_SHARDS = 0: must be a whole number 1 or more");
@@ -74,14 +79,16 @@ TEST(Shard, ShardsPartitionTheList) {
 }
 
 TEST(Shard, StatusFileIsTouched) {
-  const std::string path = (std::filesystem::path(::testing::TempDir()) / "nvh_shard_status").string();
+  const std::string path =
+      (std::filesystem::path(::testing::TempDir()) / "nvh_shard_status").string();
   std::filesystem::remove(path);
   touch_shard_status_file("");
   touch_shard_status_file(path);
   EXPECT_TRUE(std::filesystem::exists(path));
   std::filesystem::remove(path);
-  EXPECT_NE(error_of([] { touch_shard_status_file("/nonexistent-folder/x"); }).find("cannot be created"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([] { touch_shard_status_file("/nonexistent-folder/x"); }).find("cannot be created"),
+      std::string::npos);
 }
 
 }  // namespace

@@ -23,7 +23,8 @@ class GpuAgainstHost : public ::testing::Test {
  protected:
   void SetUp() override {
     const std::string why = nvh::cuda_unavailable_reason();
-    if (!why.empty()) GTEST_SKIP() << "needs a CUDA device to compare with the host executor: " << why;
+    if (!why.empty())
+      GTEST_SKIP() << "needs a CUDA device to compare with the host executor: " << why;
     gpu_ = nvh::make_cuda_backend();
     host_ = nvh::make_host_backend();
   }
@@ -37,7 +38,8 @@ class GpuAgainstHost : public ::testing::Test {
   std::unique_ptr<nvh::Backend> gpu_, host_;
 };
 
-CaseSpec shape(std::mt19937& rng, int64_t m_lo, int64_t m_hi, int64_t k_unit, int64_t k_max, int64_t bs) {
+CaseSpec shape(std::mt19937& rng, int64_t m_lo, int64_t m_hi, int64_t k_unit, int64_t k_max,
+               int64_t bs) {
   CaseSpec s;
   s.M = std::uniform_int_distribution<int64_t>(m_lo, m_hi)(rng);
   s.N = std::uniform_int_distribution<int64_t>(1, 72)(rng);
@@ -54,13 +56,15 @@ void expect_same_scratch(const CaseRun& host, const CaseRun& gpu, const CaseSpec
   ASSERT_EQ(gpu.decision.route, route) << s.name();
   ASSERT_FALSE(host.scratch.empty());
   ASSERT_EQ(host.scratch.size(), gpu.scratch.size());
-  EXPECT_EQ(std::memcmp(host.scratch.data(), gpu.scratch.data(), host.scratch.size() * 2), 0) << s.name();
+  EXPECT_EQ(std::memcmp(host.scratch.data(), gpu.scratch.data(), host.scratch.size() * 2), 0)
+      << s.name();
 }
 
 TEST_F(GpuAgainstHost, PrefillVec8ScratchIsBitwiseEqual) {
   std::mt19937 rng(101);
   for (int i = 0; i < kShapesPerRoute; ++i) {
-    const CaseSpec s = shape(rng, 9, 40, 8, 512, 2 * std::uniform_int_distribution<int64_t>(1, 32)(rng));
+    const CaseSpec s =
+        shape(rng, 9, 40, 8, 512, 2 * std::uniform_int_distribution<int64_t>(1, 32)(rng));
     const auto [host, gpu] = both(s);
     expect_same_scratch(host, gpu, s, Route::prefill_vec8);
   }
@@ -69,7 +73,8 @@ TEST_F(GpuAgainstHost, PrefillVec8ScratchIsBitwiseEqual) {
 TEST_F(GpuAgainstHost, PrefillScalarScratchIsBitwiseEqual) {
   std::mt19937 rng(202);
   for (int i = 0; i < kShapesPerRoute; ++i) {
-    CaseSpec s = shape(rng, 9, 40, 1, 300, 2 * std::uniform_int_distribution<int64_t>(0, 16)(rng) + 1);  // odd
+    CaseSpec s = shape(rng, 9, 40, 1, 300,
+                       2 * std::uniform_int_distribution<int64_t>(0, 16)(rng) + 1);  // odd
     const auto [host, gpu] = both(s);
     expect_same_scratch(host, gpu, s, Route::prefill_scalar);
   }

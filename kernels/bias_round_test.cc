@@ -40,14 +40,19 @@ void check_rows_past_the_cap(bool with_bias) {
   acc_mem.upload(acc);
   bias_mem.upload(bias);
   y_mem.upload(Y);
-  const BiasRound::Params p{acc_mem.as<float>(), with_bias ? bias_mem.as<uint16_t>() : nullptr, y_mem.as<uint16_t>(),
-                            M, N, nvh::HalfKind::fp16};
+  const BiasRound::Params p{acc_mem.as<float>(),
+                            with_bias ? bias_mem.as<uint16_t>() : nullptr,
+                            y_mem.as<uint16_t>(),
+                            M,
+                            N,
+                            nvh::HalfKind::fp16};
   const nvh::LaunchShape shape = BiasRound::shape(p);
   ASSERT_EQ(shape.grid.y, BiasRound::kMaxGridRows);
   ASSERT_GT(M, int64_t{shape.grid.y});
   nvh::launch_on_host<BiasRound>(shape, p);
   Y = y_mem.download_as<uint16_t>(Y.size());
-  for (int64_t m : {int64_t{0}, int64_t{BiasRound::kMaxGridRows} - 1, int64_t{BiasRound::kMaxGridRows}, M - 1}) {
+  for (int64_t m : {int64_t{0}, int64_t{BiasRound::kMaxGridRows} - 1,
+                    int64_t{BiasRound::kMaxGridRows}, M - 1}) {
     EXPECT_EQ(std::memcmp(&Y[m * N], &expected[m * N], N * 2), 0) << "row " << m;
   }
   EXPECT_EQ(std::memcmp(Y.data(), expected.data(), Y.size() * 2), 0);
@@ -57,10 +62,10 @@ void check_rows_past_the_cap(bool with_bias) {
 // column (an idle block is a wasted launch slot on every row), and one grid
 // row per output row up to CUDA's 65535, past which the loop takes over.
 TEST(BiasRoundShape, OneThreadPerColumnAndOneGridRowPerRowUpToTheCap) {
-  const int64_t cases[][4] = {// N, M, expected grid.x, expected grid.y
-                              {1, 1, 1, 1},       {255, 2, 1, 2},         {256, 3, 1, 3},
-                              {257, 1, 2, 1},     {512, 65535, 2, 65535}, {4096, 65536, 16, 65535},
-                              {4097, 70000, 17, 65535}};
+  const int64_t cases[][4] = {
+      // N, M, expected grid.x, expected grid.y
+      {1, 1, 1, 1},           {255, 2, 1, 2},           {256, 3, 1, 3},          {257, 1, 2, 1},
+      {512, 65535, 2, 65535}, {4096, 65536, 16, 65535}, {4097, 70000, 17, 65535}};
   for (const auto& c : cases) {
     const BiasRound::Params p{nullptr, nullptr, nullptr, c[1], c[0], nvh::HalfKind::fp16};
     const nvh::LaunchShape s = BiasRound::shape(p);

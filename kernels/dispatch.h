@@ -19,16 +19,18 @@ namespace nvfp4 {
 
 // The device capabilities the chain tests, in one place: the capability
 // family (properties/families.cc) builds its cases at and around these.
-inline constexpr int kMinMmaSm = 80;        // gemv_mma: sm >= 80 (mma.sync m16n8k16 with bf16)
-inline constexpr int kNativeSmFirst = 120;  // native_sm120: sm 12.x, kNativeSmFirst <= sm < kNativeSmEnd
+inline constexpr int kMinMmaSm = 80;  // gemv_mma: sm >= 80 (mma.sync m16n8k16 with bf16)
+inline constexpr int kNativeSmFirst =
+    120;  // native_sm120: sm 12.x, kNativeSmFirst <= sm < kNativeSmEnd
 inline constexpr int kNativeSmEnd = 130;
 
 // The address alignments (bytes) the chain tests. Problem carries addresses
 // modulo 16 (weight_scale's modulo 4), so each divides that.
 inline constexpr uint32_t kDecodeOperandAlignment = 16;  // A and B: the GEMVs' 16-byte loads
-inline constexpr uint32_t kDecodeScalesAlignment = 4;    // weight_scale: the GEMVs' 4-byte scale reads
-inline constexpr uint32_t kVec8CodesAlignment = 4;       // B: prefill_vec8's 32-bit code loads
-inline constexpr uint32_t kVec8ScratchAlignment = 16;    // scratch: prefill_vec8's 16-byte stores
+inline constexpr uint32_t kDecodeScalesAlignment =
+    4;                                              // weight_scale: the GEMVs' 4-byte scale reads
+inline constexpr uint32_t kVec8CodesAlignment = 4;  // B: prefill_vec8's 32-bit code loads
+inline constexpr uint32_t kVec8ScratchAlignment = 16;  // scratch: prefill_vec8's 16-byte stores
 static_assert(16 % kDecodeOperandAlignment == 0 && 4 % kDecodeScalesAlignment == 0 &&
                   16 % kVec8CodesAlignment == 0 && 16 % kVec8ScratchAlignment == 0,
               "each alignment divides the modulus Problem keeps");

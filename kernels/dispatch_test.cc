@@ -60,14 +60,19 @@ TEST(SelectRoute, FollowsTheDesignTable) {
       {problem(9, 64, 256, 16), sm(90), false, Route::prefill_vec8, "m_above_8"},
       {problem(9, 64, 256, 16), sm(90), true, Route::prefill_vec8, "m_above_8"},
       {problem(4, 64, 256, 32), sm(90), false, Route::prefill_vec8, "decode_block_size_not_16"},
-      {misaligned(problem(4, 64, 256, 16), 2, 0, 0), sm(90), false, Route::prefill_vec8, "decode_unaligned"},
-      {scales_misaligned(problem(4, 64, 256, 16)), sm(90), false, Route::prefill_vec8, "decode_unaligned"},
+      {misaligned(problem(4, 64, 256, 16), 2, 0, 0), sm(90), false, Route::prefill_vec8,
+       "decode_unaligned"},
+      {scales_misaligned(problem(4, 64, 256, 16)), sm(90), false, Route::prefill_vec8,
+       "decode_unaligned"},
       {problem(4, 64, 40, 16), sm(90), false, Route::prefill_vec8, "decode_k_not_multiple_of_32"},
       {problem(9, 64, 256, 15), sm(90), false, Route::prefill_scalar, "odd_block_size"},
       {problem(9, 64, 260, 16), sm(90), false, Route::prefill_scalar, "k_not_multiple_of_8"},
-      {misaligned(problem(9, 64, 256, 16), 0, 2, 0), sm(90), false, Route::prefill_scalar, "unaligned"},
-      {misaligned(problem(9, 64, 256, 16), 0, 0, 8), sm(90), false, Route::prefill_scalar, "unaligned"},
-      {misaligned(problem(9, 64, 256, 16), 0, 4, 0), sm(90), false, Route::prefill_vec8, "m_above_8"},
+      {misaligned(problem(9, 64, 256, 16), 0, 2, 0), sm(90), false, Route::prefill_scalar,
+       "unaligned"},
+      {misaligned(problem(9, 64, 256, 16), 0, 0, 8), sm(90), false, Route::prefill_scalar,
+       "unaligned"},
+      {misaligned(problem(9, 64, 256, 16), 0, 4, 0), sm(90), false, Route::prefill_vec8,
+       "m_above_8"},
   };
   for (const Row& r : rows) {
     Options o;
@@ -75,7 +80,8 @@ TEST(SelectRoute, FollowsTheDesignTable) {
     const RouteChoice c = select_route(r.p, r.caps, o);
     const Decision d = explain_route(r.p, r.caps, o);
     EXPECT_EQ(route_name(c.route), std::string(route_name(r.route)))
-        << "M=" << r.p.M << " N=" << r.p.N << " K=" << r.p.K << " bs=" << r.p.block_size << ": " << d.detail;
+        << "M=" << r.p.M << " N=" << r.p.N << " K=" << r.p.K << " bs=" << r.p.block_size << ": "
+        << d.detail;
     EXPECT_EQ(c.reason, r.reason) << d.detail;
     // The explanation is of the same decision.
     EXPECT_EQ(d.route, c.route) << d.detail;
@@ -91,20 +97,26 @@ TEST(SelectRoute, NativeOnAnSm90DeviceIsPassedOverAndSaysWhy) {
   o.native_opt_in = true;
   const Decision d = explain_route(problem(16, 64, 256, 16), sm(90), o);
   EXPECT_EQ(d.route, Route::prefill_vec8);
-  EXPECT_NE(d.detail.find("native_sm120 opted in but passed over: sm 12.x (sm = 90) fails"), std::string::npos)
+  EXPECT_NE(d.detail.find("native_sm120 opted in but passed over: sm 12.x (sm = 90) fails"),
+            std::string::npos)
       << d.detail;
   EXPECT_EQ(native_sm120_missing_capability(sm(90)), "an sm_12x GPU (this device is sm_90)");
-  EXPECT_EQ(native_sm120_missing_capability(sm(120, false)), "cuBLASLt block-scaled FP4 matmul in this build");
+  EXPECT_EQ(native_sm120_missing_capability(sm(120, false)),
+            "cuBLASLt block-scaled FP4 matmul in this build");
   EXPECT_EQ(native_sm120_missing_capability(sm(121, true)), "");
 }
 
 TEST(SelectRoute, NativeKeepsItsOwnShapePredicates) {
   Options o;
   o.native_opt_in = true;
-  EXPECT_EQ(select_route(problem(16, 48, 256, 16), sm(120, true), o).route, Route::prefill_vec8);  // N % 32
-  EXPECT_EQ(select_route(problem(16, 64, 240, 16), sm(120, true), o).route, Route::prefill_vec8);  // K % 32
-  EXPECT_EQ(select_route(problem(16, 64, 256, 32), sm(120, true), o).route, Route::prefill_vec8);  // bs
-  EXPECT_EQ(select_route(problem(16, 64, 256, 16), sm(100, true), o).route, Route::prefill_vec8);  // sm 10.x
+  EXPECT_EQ(select_route(problem(16, 48, 256, 16), sm(120, true), o).route,
+            Route::prefill_vec8);  // N % 32
+  EXPECT_EQ(select_route(problem(16, 64, 240, 16), sm(120, true), o).route,
+            Route::prefill_vec8);  // K % 32
+  EXPECT_EQ(select_route(problem(16, 64, 256, 32), sm(120, true), o).route,
+            Route::prefill_vec8);  // bs
+  EXPECT_EQ(select_route(problem(16, 64, 256, 16), sm(100, true), o).route,
+            Route::prefill_vec8);  // sm 10.x
 }
 
 TEST(SelectRoute, SimulatedCapsReplaceTheDevice) {
@@ -130,7 +142,8 @@ void expect_refused(Route r, const Problem& p, const Caps& caps, const std::stri
     FAIL() << "forcing " << route_name(r) << " should be refused";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find(predicate), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find(std::string("force_route = ") + route_name(r)), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find(std::string("force_route = ") + route_name(r)),
+              std::string::npos);
   }
 }
 
@@ -139,10 +152,13 @@ TEST(SelectRoute, ForcingARouteOnAShapeItCannotTakeIsRefusedNamingThePredicate) 
   expect_refused(Route::gemv_mma, problem(4, 64, 256, 16), sm(75), "sm >= 80 (sm = 75) fails");
   expect_refused(Route::gemv_mma, problem(9, 64, 256, 16), sm(90), "M <= 8 (M = 9) fails");
   expect_refused(Route::gemv_scalar, problem(4, 64, 40, 16), sm(90), "K % 32 == 0 (K = 40) fails");
-  expect_refused(Route::gemv_scalar, problem(4, 64, 64, 32), sm(90), "block_size == 16 (block_size = 32) fails");
+  expect_refused(Route::gemv_scalar, problem(4, 64, 64, 32), sm(90),
+                 "block_size == 16 (block_size = 32) fails");
   expect_refused(Route::prefill_vec8, problem(16, 64, 60, 16), sm(90), "K % 8 == 0 (K = 60) fails");
-  expect_refused(Route::prefill_vec8, problem(16, 64, 64, 15), sm(90), "block_size even (block_size = 15) fails");
-  expect_refused(Route::prefill_vec8, misaligned(problem(16, 64, 64, 16), 0, 1, 0), sm(90), "aligned");
+  expect_refused(Route::prefill_vec8, problem(16, 64, 64, 15), sm(90),
+                 "block_size even (block_size = 15) fails");
+  expect_refused(Route::prefill_vec8, misaligned(problem(16, 64, 64, 16), 0, 1, 0), sm(90),
+                 "aligned");
   expect_refused(Route::native_sm120, problem(16, 64, 64, 16), sm(90), "sm 12.x (sm = 90) fails");
   expect_refused(Route::empty, problem(16, 64, 64, 16), sm(90), "M, N or K == 0");
   expect_refused(Route::prefill_scalar, problem(0, 64, 64, 16), sm(90), "M > 0 (M = 0) fails");

@@ -28,8 +28,7 @@ struct EmptyFill {
     const int64_t total = p.M * p.N;
     const int64_t stride = int64_t{ctx.grid_dim().x} * ctx.block_dim().x;
     for (int64_t i = int64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x;
-         NVFP4_PROBE(i < total);
-         i += stride) {
+         NVFP4_PROBE(i < total); i += stride) {
       const float bias = NVFP4_PROBE(p.bias) ? nvh::half_bits_to_float(
                                                    nvh::load_generic_u16(p.bias + i % p.N), p.kind)
                                              : 0.0f;

@@ -2,6 +2,8 @@
 // grid-stride loop matters: a grid of a multiple of 256 blocks, and a Y past
 // the 4096-block cap, where each thread fills more than one element. The
 // operator's other tests never reach either (their Y are a few hundred values).
+#include "kernels/empty.cuh"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -10,7 +12,6 @@
 
 #include "harness/backend_fixture.h"
 #include "harness/launch.h"
-#include "kernels/empty.cuh"
 
 namespace nvfp4 {
 namespace {
@@ -37,17 +38,21 @@ TEST_P(EmptyFillSizes, EveryElementIsFilledAtGridStrideSizes) {
     std::vector<uint16_t> bias(static_cast<std::size_t>(N));
     // Scattered bf16 bits with the exponent's top bit clear: finite values (a
     // NaN bias would come out as the canonical NaN, not its own bits).
-    for (std::size_t n = 0; n < bias.size(); ++n) bias[n] = static_cast<uint16_t>((n * 2654435761u >> 7) & 0xBFFFu);
-    nvh::Buffer bias_buf(backend(), bias.size() * 2), y_buf(backend(), static_cast<std::size_t>(M * N) * 2);
+    for (std::size_t n = 0; n < bias.size(); ++n)
+      bias[n] = static_cast<uint16_t>((n * 2654435761u >> 7) & 0xBFFFu);
+    nvh::Buffer bias_buf(backend(), bias.size() * 2),
+        y_buf(backend(), static_cast<std::size_t>(M * N) * 2);
     bias_buf.upload(bias);
     backend().fill(y_buf.data(), 0xEE, y_buf.bytes());
-    const EmptyFill::Params p{bias_buf.as<uint16_t>(), y_buf.as<uint16_t>(), M, N, nvh::HalfKind::bf16};
+    const EmptyFill::Params p{bias_buf.as<uint16_t>(), y_buf.as<uint16_t>(), M, N,
+                              nvh::HalfKind::bf16};
     const nvh::LaunchShape shape = EmptyFill::shape(p);
     nvh::launch<EmptyFill>(backend(), shape, p);
     const std::vector<uint16_t> y = y_buf.download_as<uint16_t>(static_cast<std::size_t>(M * N));
     const std::vector<uint16_t> want = expected_fill(bias, M);
     EXPECT_EQ(0, std::memcmp(y.data(), want.data(), want.size() * 2))
-        << "M = " << M << ", N = " << N << ", grid = " << shape.grid.x << " blocks of " << shape.block.x;
+        << "M = " << M << ", N = " << N << ", grid = " << shape.grid.x << " blocks of "
+        << shape.block.x;
   }
 }
 
@@ -55,7 +60,8 @@ TEST_P(EmptyFillSizes, EveryElementIsFilledAtGridStrideSizes) {
 // (past that the grid-stride loop takes over), never a block with no element.
 TEST(EmptyFillShape, OneThreadPerElementUpToTheCap) {
   const int64_t cap = int64_t{4096} * 256;
-  const int64_t cases[][2] = {{1, 1}, {256, 1}, {257, 2}, {cap - 1, 4096}, {cap, 4096}, {cap + 1, 4096}};
+  const int64_t cases[][2] = {{1, 1},          {256, 1},    {257, 2},
+                              {cap - 1, 4096}, {cap, 4096}, {cap + 1, 4096}};
   for (const auto& c : cases) {
     const EmptyFill::Params p{nullptr, nullptr, 1, c[0], nvh::HalfKind::fp16};
     const nvh::LaunchShape s = EmptyFill::shape(p);

@@ -82,7 +82,8 @@ NVH_HD NVH_INLINE void decode_e2m1x2(uint8_t byte, float out[2]) {
 template <nvh::HalfKind kKind>
 struct SpreadDecode {
   static constexpr bool kFp16 = kKind == nvh::HalfKind::fp16;
-  static constexpr uint32_t kPairMask = kFp16 ? 0x8E008E00u : 0x81C081C0u;  // sign and 3 magnitude bits, both halves
+  static constexpr uint32_t kPairMask =
+      kFp16 ? 0x8E008E00u : 0x81C081C0u;  // sign and 3 magnitude bits, both halves
   // pairs() holds e2m1 * 2^-kPairExp: exponent field 1 is 2^-14 in fp16,
   // 2^-126 in bf16. fp16: 2^-14 * e2m1 * e4m3 is a multiple of 2^-24 below
   // 2^11 units, exact as is (factor 1). bf16: 2^-126 * e2m1 * e4m3 would

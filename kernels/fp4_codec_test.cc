@@ -97,7 +97,8 @@ template <nvh::HalfKind kKind>
 void expect_scaled_decode() {
   const ref::Half kind = kKind == nvh::HalfKind::fp16 ? ref::Half::fp16 : ref::Half::bf16;
   const float factor = std::ldexp(1.0f, SpreadDecode<kKind>::kMaxFactorExp);
-  const float restore = std::ldexp(1.0f, SpreadDecode<kKind>::kPairExp - SpreadDecode<kKind>::kMaxFactorExp);
+  const float restore =
+      std::ldexp(1.0f, SpreadDecode<kKind>::kPairExp - SpreadDecode<kKind>::kMaxFactorExp);
   for (int b = 0; b < 256; ++b) {
     for (int position = 0; position < 2; ++position) {
       const uint16_t two = static_cast<uint16_t>(position == 0 ? b | 0x3800 : (b << 8) | 0x38);
@@ -108,13 +109,17 @@ void expect_scaled_decode() {
         SpreadDecode<kKind>::pairs(code | (code << 16), pairs);  // code in positions 0 and 4
         const uint32_t product = nvh::mul_half2<kKind>(pairs[0], scales[position]);
         for (int half = 0; half < 2; ++half) {
-          const float got = nvh::half_bits_to_float(static_cast<uint16_t>(product >> (16 * half)), kKind) * restore;
-          const float want = ref::e2m1_to_float(static_cast<uint8_t>(code)) * ref::e4m3_to_float(static_cast<uint8_t>(b));
+          const float got =
+              nvh::half_bits_to_float(static_cast<uint16_t>(product >> (16 * half)), kKind) *
+              restore;
+          const float want = ref::e2m1_to_float(static_cast<uint8_t>(code)) *
+                             ref::e4m3_to_float(static_cast<uint8_t>(b));
           if ((b & 0x7F) == 0x7F) {
             ASSERT_TRUE(std::isnan(got)) << ref::half_name(kind) << " scale byte " << b;
           } else {
-            ASSERT_EQ(bits(got), bits(want)) << ref::half_name(kind) << " code " << code << " scale byte " << b
-                                             << " position " << position << " half " << half;
+            ASSERT_EQ(bits(got), bits(want))
+                << ref::half_name(kind) << " code " << code << " scale byte " << b << " position "
+                << position << " half " << half;
           }
         }
       }
@@ -134,10 +139,12 @@ TEST(MulHalf2, GivesTheRoundedProduct) {
     for (uint32_t code = 0; code < 16; ++code) {
       for (int b = 0; b < 256; ++b) {
         if ((b & 0x7F) == 0x7F) continue;
-        const float w = ref::e2m1_to_float(static_cast<uint8_t>(code)), s = ref::e4m3_to_float(static_cast<uint8_t>(b));
+        const float w = ref::e2m1_to_float(static_cast<uint8_t>(code)),
+                    s = ref::e4m3_to_float(static_cast<uint8_t>(b));
         const uint32_t a = nvh::pack_half2_rn(w, -w, kind), sc = nvh::pack_half2_rn(s, s, kind);
-        const uint32_t got = kind == nvh::HalfKind::fp16 ? nvh::mul_half2<nvh::HalfKind::fp16>(a, sc)
-                                                         : nvh::mul_half2<nvh::HalfKind::bf16>(a, sc);
+        const uint32_t got = kind == nvh::HalfKind::fp16
+                                 ? nvh::mul_half2<nvh::HalfKind::fp16>(a, sc)
+                                 : nvh::mul_half2<nvh::HalfKind::bf16>(a, sc);
         ASSERT_EQ(got, nvh::pack_half2_rn(w * s, -w * s, kind)) << code << " " << b;
       }
     }

@@ -29,7 +29,6 @@ enum class Output { direct, bias_epilogue, f32_then_bias_round };
 
 cudaDataType_t cuda_type(DType t) { return t == DType::fp16 ? CUDA_R_16F : CUDA_R_16BF; }
 
-
 // Descriptors and the chosen algorithm for one problem; built once, reused.
 struct LtPlan {
   Output output = Output::direct;
@@ -39,7 +38,8 @@ struct LtPlan {
   bool has_algo = false;
 };
 
-using PlanKey = std::tuple<int, int64_t, int64_t, int64_t, int, bool, uint32_t, uint32_t, uint32_t, uint32_t>;
+using PlanKey =
+    std::tuple<int, int64_t, int64_t, int64_t, int, bool, uint32_t, uint32_t, uint32_t, uint32_t>;
 
 // Where the product goes: Y itself, or the fp32 accumulator slice in the workspace.
 void* product_target(nvh::CudaBackend& gpu, const GemmStepArgs& g, Output out) {
@@ -49,17 +49,30 @@ void* product_target(nvh::CudaBackend& gpu, const GemmStepArgs& g, Output out) {
 }
 
 PlanKey key_of(const nvh::CudaBackend& gpu, const GemmStepArgs& g) {
-  return {gpu.device(), g.M, g.N, g.K, static_cast<int>(g.dtype), g.bias != nullptr,
-          nvh::address_alignment(g.A), nvh::address_alignment(g.W), nvh::address_alignment(g.Y),
+  return {gpu.device(),
+          g.M,
+          g.N,
+          g.K,
+          static_cast<int>(g.dtype),
+          g.bias != nullptr,
+          nvh::address_alignment(g.A),
+          nvh::address_alignment(g.W),
+          nvh::address_alignment(g.Y),
           g.bias ? nvh::address_alignment(g.bias) : 256u};
 }
 
-void set_alignment_prefs(cublasLtMatmulPreference_t pref, const GemmStepArgs& g, const void* target) {
-  const uint32_t a = nvh::address_alignment(g.W), b = nvh::address_alignment(g.A), c = nvh::address_alignment(target);
-  NVH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &a, sizeof a));
-  NVH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &b, sizeof b));
-  NVH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &c, sizeof c));
-  NVH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &c, sizeof c));
+void set_alignment_prefs(cublasLtMatmulPreference_t pref, const GemmStepArgs& g,
+                         const void* target) {
+  const uint32_t a = nvh::address_alignment(g.W), b = nvh::address_alignment(g.A),
+                 c = nvh::address_alignment(target);
+  NVH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+      pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &a, sizeof a));
+  NVH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+      pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &b, sizeof b));
+  NVH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+      pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &c, sizeof c));
+  NVH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+      pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &c, sizeof c));
 }
 
 LtPlan build_plan(nvh::CudaBackend& gpu, const GemmStepArgs& g, Output out) {
@@ -69,12 +82,16 @@ LtPlan build_plan(nvh::CudaBackend& gpu, const GemmStepArgs& g, Output out) {
   const cudaDataType_t t = cuda_type(g.dtype);
   NVH_CUBLAS_CHECK(cublasLtMatmulDescCreate(&plan.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
   const cublasOperation_t transpose = CUBLAS_OP_T, keep = CUBLAS_OP_N;
-  NVH_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_TRANSA, &transpose, sizeof transpose));
-  NVH_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_TRANSB, &keep, sizeof keep));
+  NVH_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_TRANSA, &transpose,
+                                                  sizeof transpose));
+  NVH_CUBLAS_CHECK(
+      cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_TRANSB, &keep, sizeof keep));
   if (out == Output::bias_epilogue) {
     const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
-    NVH_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue));
-    NVH_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &t, sizeof t));
+    NVH_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_EPILOGUE,
+                                                    &epilogue, sizeof epilogue));
+    NVH_CUBLAS_CHECK(
+        cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &t, sizeof t));
   }
   NVH_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan.w, t, g.K, g.N, g.K));
   NVH_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&plan.a, t, g.K, g.M, g.K));
@@ -87,7 +104,8 @@ LtPlan build_plan(nvh::CudaBackend& gpu, const GemmStepArgs& g, Output out) {
   cublasLtMatmulPreference_t pref = nullptr;
   NVH_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
   const std::size_t workspace = kWorkspaceBytes;
-  NVH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof workspace));
+  NVH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+      pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof workspace));
   set_alignment_prefs(pref, g, target);
   // No split-K reduction in the output type: for long K cuBLASLt's heuristic
   // chose one that sums the partial products in fp16, which rounds them (the
@@ -95,12 +113,12 @@ LtPlan build_plan(nvh::CudaBackend& gpu, const GemmStepArgs& g, Output out) {
   // other route on the H200). The contract's sum is fp32.
   const uint32_t reductions = CUBLASLT_REDUCTION_SCHEME_NONE | CUBLASLT_REDUCTION_SCHEME_INPLACE |
                               CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
-  NVH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &reductions,
-                                                        sizeof reductions));
+  NVH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+      pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &reductions, sizeof reductions));
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
-  const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(gpu.cublas_lt(), plan.op, plan.w, plan.a, plan.y,
-                                                               plan.y, pref, 1, &result, &found);
+  const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
+      gpu.cublas_lt(), plan.op, plan.w, plan.a, plan.y, plan.y, pref, 1, &result, &found);
   cublasLtMatmulPreferenceDestroy(pref);
   if (status == CUBLAS_STATUS_SUCCESS && found > 0) {
     plan.algo = result.algo;
@@ -131,13 +149,16 @@ float probe_power(DType t) { return t == DType::fp16 ? 2048.f : 256.f; }
 // there, everything else is zero, so every product sum is exactly 2^p + 1
 // in any order, and the bias is 0.75 (probe_power says why).
 bool epilogue_rounds_once(nvh::CudaBackend& gpu, const LtPlan& plan, const GemmStepArgs& g) {
-  const std::size_t a_bytes = static_cast<std::size_t>(g.M * g.K) * 2, w_bytes = static_cast<std::size_t>(g.N * g.K) * 2;
-  const std::size_t y_bytes = static_cast<std::size_t>(g.M * g.N) * 2, bias_bytes = static_cast<std::size_t>(g.N) * 2;
+  const std::size_t a_bytes = static_cast<std::size_t>(g.M * g.K) * 2,
+                    w_bytes = static_cast<std::size_t>(g.N * g.K) * 2;
+  const std::size_t y_bytes = static_cast<std::size_t>(g.M * g.N) * 2,
+                    bias_bytes = static_cast<std::size_t>(g.N) * 2;
   // The probe needs two columns of K; past the limit it would cost more than it saves.
   if (g.K < 2 || a_bytes + w_bytes + y_bytes + bias_bytes > kProbeLimitBytes) return false;
   const nvh::HalfKind kind = half_kind(g.dtype);
   const float power = probe_power(g.dtype);
-  const uint16_t one = nvh::round_to_half_bits(1.f, kind), high = nvh::round_to_half_bits(power, kind);
+  const uint16_t one = nvh::round_to_half_bits(1.f, kind),
+                 high = nvh::round_to_half_bits(power, kind);
   const uint16_t rounded_once = nvh::round_to_half_bits(power + 2.f, kind);
   nvh::Buffer A(gpu, a_bytes), W(gpu, w_bytes), Y(gpu, y_bytes), bias(gpu, bias_bytes);
   gpu.fill(A.data(), 0, a_bytes);
@@ -146,16 +167,20 @@ bool epilogue_rounds_once(nvh::CudaBackend& gpu, const LtPlan& plan, const GemmS
   std::vector<uint16_t> w_cols(static_cast<std::size_t>(2 * g.N), one);
   for (int64_t n = 0; n < g.N; ++n) w_cols[static_cast<std::size_t>(2 * n)] = high;
   NVH_CUDA_CHECK(cudaMemcpy2DAsync(A.data(), static_cast<std::size_t>(g.K) * 2, a_cols.data(), 4, 4,
-                                   static_cast<std::size_t>(g.M), cudaMemcpyHostToDevice, gpu.stream()));
+                                   static_cast<std::size_t>(g.M), cudaMemcpyHostToDevice,
+                                   gpu.stream()));
   NVH_CUDA_CHECK(cudaMemcpy2DAsync(W.data(), static_cast<std::size_t>(g.K) * 2, w_cols.data(), 4, 4,
-                                   static_cast<std::size_t>(g.N), cudaMemcpyHostToDevice, gpu.stream()));
-  bias.upload(std::vector<uint16_t>(static_cast<std::size_t>(g.N), nvh::round_to_half_bits(0.75f, kind)));
+                                   static_cast<std::size_t>(g.N), cudaMemcpyHostToDevice,
+                                   gpu.stream()));
+  bias.upload(
+      std::vector<uint16_t>(static_cast<std::size_t>(g.N), nvh::round_to_half_bits(0.75f, kind)));
   const void* bias_ptr = bias.data();
-  NVH_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_ptr, sizeof bias_ptr));
+  NVH_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                                  &bias_ptr, sizeof bias_ptr));
   const float alpha = 1.0f, beta = 0.0f;
-  const cublasStatus_t status =
-      cublasLtMatmul(gpu.cublas_lt(), plan.op, &alpha, W.data(), plan.w, A.data(), plan.a, &beta, Y.data(), plan.y,
-                     Y.data(), plan.y, &plan.algo, gpu.workspace(kWorkspaceBytes), kWorkspaceBytes, gpu.stream());
+  const cublasStatus_t status = cublasLtMatmul(
+      gpu.cublas_lt(), plan.op, &alpha, W.data(), plan.w, A.data(), plan.a, &beta, Y.data(), plan.y,
+      Y.data(), plan.y, &plan.algo, gpu.workspace(kWorkspaceBytes), kWorkspaceBytes, gpu.stream());
   if (status != CUBLAS_STATUS_SUCCESS) return false;
   const std::vector<uint16_t> out = Y.download_as<uint16_t>(static_cast<std::size_t>(g.M * g.N));
   return std::all_of(out.begin(), out.end(), [&](uint16_t v) { return v == rounded_once; });
@@ -189,19 +214,26 @@ const LtPlan& plan_for(nvh::CudaBackend& gpu, const GemmStepArgs& g) {
 }
 
 void bias_and_round(nvh::CudaBackend& gpu, const GemmStepArgs& g, const float* acc) {
-  const BiasRound::Params p{acc, static_cast<const uint16_t*>(g.bias), static_cast<uint16_t*>(g.Y),
-                            g.M, g.N, half_kind(g.dtype)};
+  const BiasRound::Params p{acc,
+                            static_cast<const uint16_t*>(g.bias),
+                            static_cast<uint16_t*>(g.Y),
+                            g.M,
+                            g.N,
+                            half_kind(g.dtype)};
   nvh::launch_on_cuda<BiasRound>(gpu, BiasRound::shape(p), p);
 }
 
 void run_lt(nvh::CudaBackend& gpu, const LtPlan& plan, const GemmStepArgs& g, void* target) {
   if (plan.output == Output::bias_epilogue) {
-    NVH_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &g.bias, sizeof g.bias));
+    NVH_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                                    &g.bias, sizeof g.bias));
   }
   const float one = 1.0f, zero = 0.0f;
-  NVH_CUBLAS_CHECK(cublasLtMatmul(gpu.cublas_lt(), plan.op, &one, g.W, plan.w, g.A, plan.a, &zero, target, plan.y,
-                                  target, plan.y, &plan.algo, gpu.workspace(kWorkspaceBytes), kWorkspaceBytes, gpu.stream()));
-  if (plan.output == Output::f32_then_bias_round) bias_and_round(gpu, g, static_cast<const float*>(target));
+  NVH_CUBLAS_CHECK(cublasLtMatmul(gpu.cublas_lt(), plan.op, &one, g.W, plan.w, g.A, plan.a, &zero,
+                                  target, plan.y, target, plan.y, &plan.algo,
+                                  gpu.workspace(kWorkspaceBytes), kWorkspaceBytes, gpu.stream()));
+  if (plan.output == Output::f32_then_bias_round)
+    bias_and_round(gpu, g, static_cast<const float*>(target));
 }
 
 // No cuBLASLt algorithm for this layout: fp32 accumulators from
@@ -212,8 +244,9 @@ void run_gemmex_fallback(nvh::CudaBackend& gpu, const GemmStepArgs& g) {
   const cudaDataType_t t = cuda_type(g.dtype);
   NVH_CUBLAS_CHECK(cublasGemmEx(gpu.cublas(), CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(g.N),
                                 static_cast<int>(g.M), static_cast<int>(g.K), &one, g.W, t,
-                                static_cast<int>(g.K), g.A, t, static_cast<int>(g.K), &zero, acc.data(),
-                                CUDA_R_32F, static_cast<int>(g.N), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                                static_cast<int>(g.K), g.A, t, static_cast<int>(g.K), &zero,
+                                acc.data(), CUDA_R_32F, static_cast<int>(g.N), CUBLAS_COMPUTE_32F,
+                                CUBLAS_GEMM_DEFAULT));
   bias_and_round(gpu, g, acc.as<float>());
   gpu.synchronize();  // `acc` is freed on return
 }
@@ -225,9 +258,12 @@ std::string gemm_step_variant_cuda(nvh::Backend& backend, const GemmStepArgs& g)
   const LtPlan& plan = plan_for(gpu, g);
   if (!plan.has_algo) return "gemmex_f32+bias_round";
   switch (plan.output) {
-    case Output::direct: return "cublaslt";
-    case Output::bias_epilogue: return "cublaslt_bias";
-    case Output::f32_then_bias_round: return "cublaslt_f32+bias_round";
+    case Output::direct:
+      return "cublaslt";
+    case Output::bias_epilogue:
+      return "cublaslt_bias";
+    case Output::f32_then_bias_round:
+      return "cublaslt_f32+bias_round";
   }
   return "";
 }

@@ -39,7 +39,8 @@ void run_gemm_step_host(const GemmStepArgs& a) {
 }
 
 std::string gemm_step_variant(nvh::Backend& backend, const GemmStepArgs& args) {
-  // No branch coverage below: the other direction needs a GPU backend; a host-only (gcov) build has none.
+  // No branch coverage below: the other direction needs a GPU backend; a host-only (gcov) build has
+  // none.
   if (backend.kind() == nvh::BackendKind::host) return "host_fp32_loop";  // LCOV_EXCL_BR_LINE
 #if defined(NVH_HAVE_CUDA)
   return gemm_step_variant_cuda(backend, args);
@@ -50,7 +51,8 @@ std::string gemm_step_variant(nvh::Backend& backend, const GemmStepArgs& args) {
 }
 
 void run_gemm_step(nvh::Backend& backend, const GemmStepArgs& args) {
-  if (backend.kind() == nvh::BackendKind::host) {  // LCOV_EXCL_BR_LINE: GPU backend only in a CUDA build
+  if (backend.kind() ==
+      nvh::BackendKind::host) {  // LCOV_EXCL_BR_LINE: GPU backend only in a CUDA build
     run_gemm_step_host(args);
     return;
   }

@@ -38,7 +38,8 @@ bool same_weight(float a, float b) {
 template <HalfKind kKind, bool kContract>
 float scalar_weight(uint8_t code, uint8_t byte, float g) {
   float w[8];
-  GemvScalarRows<1, 1>::decode_weights<kKind, kContract>(code * 0x11111111u, dequant_scale(byte, g), w);
+  GemvScalarRows<1, 1>::decode_weights<kKind, kContract>(code * 0x11111111u, dequant_scale(byte, g),
+                                                         w);
   for (int j = 1; j < 8; ++j) EXPECT_TRUE(same_weight(w[j], w[0]));
   return w[0];
 }
@@ -54,10 +55,12 @@ std::vector<float> mma_fast_weights(uint8_t code, uint8_t byte, float g) {
     const uint16_t two = static_cast<uint16_t>(position == 0 ? byte | 0x3800 : (byte << 8) | 0x38);
     uint32_t scales[2], pairs[4];
     SpreadDecode<kKind>::scale_pairs(two, fs.factor, scales);
-    SpreadDecode<kKind>::pairs(code | (code << 16), pairs);  // the code at positions 0 and 4: pair 0
+    SpreadDecode<kKind>::pairs(code | (code << 16),
+                               pairs);  // the code at positions 0 and 4: pair 0
     const uint32_t product = nvh::mul_half2<kKind>(pairs[0], scales[position]);
     for (int half = 0; half < 2; ++half) {
-      out.push_back(nvh::half_bits_to_float(static_cast<uint16_t>(product >> (16 * half)), kKind) * fs.restore);
+      out.push_back(nvh::half_bits_to_float(static_cast<uint16_t>(product >> (16 * half)), kKind) *
+                    fs.restore);
     }
   }
   return out;
@@ -83,12 +86,14 @@ int mismatches(HalfKind kind, float g, Weights weights, std::string* first) {
   int count = 0;
   for (int byte = 0; byte < 256; ++byte) {
     for (int code = 0; code < 16; ++code) {
-      const float want = contract_weight(static_cast<uint8_t>(code), static_cast<uint8_t>(byte), g, kind);
+      const float want =
+          contract_weight(static_cast<uint8_t>(code), static_cast<uint8_t>(byte), g, kind);
       for (float got : weights(static_cast<uint8_t>(code), static_cast<uint8_t>(byte), g)) {
         if (same_weight(got, want)) continue;
         if (count++ == 0) {
-          *first = "g = " + std::to_string(g) + ", byte " + std::to_string(byte) + ", code " + std::to_string(code) +
-                   ": got " + std::to_string(got) + ", contract " + std::to_string(want);
+          *first = "g = " + std::to_string(g) + ", byte " + std::to_string(byte) + ", code " +
+                   std::to_string(code) + ": got " + std::to_string(got) + ", contract " +
+                   std::to_string(want);
         }
       }
     }
@@ -99,12 +104,15 @@ int mismatches(HalfKind kind, float g, Weights weights, std::string* first) {
 template <HalfKind kKind>
 void expect_scalar_window() {
   const int lo = GemvScalar::kFastMinExp<kKind>, hi = GemvScalar::kFastMaxExp<kKind>;
-  const auto fast = [](uint8_t c, uint8_t b, float g) { return std::vector<float>{scalar_weight<kKind, false>(c, b, g)}; };
+  const auto fast = [](uint8_t c, uint8_t b, float g) {
+    return std::vector<float>{scalar_weight<kKind, false>(c, b, g)};
+  };
   for (int e = lo - 1; e <= hi + 1 && e <= 127; ++e) {
     std::string first;
     const int n = mismatches(kKind, std::ldexp(1.0f, e), fast, &first);
     if (e < lo || e > hi) {
-      EXPECT_GT(n, 0) << "2^" << e << " is outside gemv_scalar's window, yet the fast path matches the contract";
+      EXPECT_GT(n, 0) << "2^" << e
+                      << " is outside gemv_scalar's window, yet the fast path matches the contract";
     } else {
       EXPECT_EQ(n, 0) << "2^" << e << ": " << first;
     }
@@ -133,7 +141,9 @@ void expect_mma_window() {
     if (e >= lo && e <= hi) {
       EXPECT_EQ(n, 0) << "2^" << e << ": " << first;
     } else if (kKind == HalfKind::fp16) {
-      EXPECT_GT(n, 0) << "2^" << e << " is outside gemv_mma's fp16 window, yet the fast weights match the contract";
+      EXPECT_GT(n, 0)
+          << "2^" << e
+          << " is outside gemv_mma's fp16 window, yet the fast weights match the contract";
     }
   }
 }
@@ -172,17 +182,46 @@ TEST(GemvMmaFastWindow, ScalesMakeUpTheDecodesPowerOfTwo) {
 // Every g the fast paths leave alone, through each GEMV's contract path.
 std::vector<float> special_scales() {
   const float inf = std::numeric_limits<float>::infinity();
-  return {0.0f,    -0.0f, 0x1p-149f, 0x1.8p-140f, 1e-30f, 1e30f,  3e38f, inf, -inf, std::nanf(""),
-          -0.25f, 0.3f,  0.375f,    1.0f / 3,    0x1p-15f, 0x1p5f, 0x1p-124f, 0x1p-117f, 2.0f, 0x1p127f};
+  return {0.0f,     -0.0f,  0x1p-149f,     0x1.8p-140f, 1e-30f, 1e30f,   3e38f,
+          inf,      -inf,   std::nanf(""), -0.25f,      0.3f,   0.375f,  1.0f / 3,
+          0x1p-15f, 0x1p5f, 0x1p-124f,     0x1p-117f,   2.0f,   0x1p127f};
 }
 
 TEST(GemvContractPaths, EveryWeightIsTheContractWeightForAnyG) {
   for (float g : special_scales()) {
     std::string first;
-    EXPECT_EQ(mismatches(HalfKind::fp16, g, [](uint8_t c, uint8_t b, float x) { return std::vector<float>{scalar_weight<HalfKind::fp16, true>(c, b, x)}; }, &first), 0) << first;
-    EXPECT_EQ(mismatches(HalfKind::bf16, g, [](uint8_t c, uint8_t b, float x) { return std::vector<float>{scalar_weight<HalfKind::bf16, true>(c, b, x)}; }, &first), 0) << first;
-    EXPECT_EQ(mismatches(HalfKind::fp16, g, [](uint8_t c, uint8_t b, float x) { return std::vector<float>{mma_contract_weight<HalfKind::fp16>(c, b, x)}; }, &first), 0) << first;
-    EXPECT_EQ(mismatches(HalfKind::bf16, g, [](uint8_t c, uint8_t b, float x) { return std::vector<float>{mma_contract_weight<HalfKind::bf16>(c, b, x)}; }, &first), 0) << first;
+    EXPECT_EQ(mismatches(
+                  HalfKind::fp16, g,
+                  [](uint8_t c, uint8_t b, float x) {
+                    return std::vector<float>{scalar_weight<HalfKind::fp16, true>(c, b, x)};
+                  },
+                  &first),
+              0)
+        << first;
+    EXPECT_EQ(mismatches(
+                  HalfKind::bf16, g,
+                  [](uint8_t c, uint8_t b, float x) {
+                    return std::vector<float>{scalar_weight<HalfKind::bf16, true>(c, b, x)};
+                  },
+                  &first),
+              0)
+        << first;
+    EXPECT_EQ(mismatches(
+                  HalfKind::fp16, g,
+                  [](uint8_t c, uint8_t b, float x) {
+                    return std::vector<float>{mma_contract_weight<HalfKind::fp16>(c, b, x)};
+                  },
+                  &first),
+              0)
+        << first;
+    EXPECT_EQ(mismatches(
+                  HalfKind::bf16, g,
+                  [](uint8_t c, uint8_t b, float x) {
+                    return std::vector<float>{mma_contract_weight<HalfKind::bf16>(c, b, x)};
+                  },
+                  &first),
+              0)
+        << first;
   }
 }
 
@@ -196,10 +235,11 @@ void expect_fast_g() {
         const float g = nvh::bits_to_float(sign << 31 | field << 23 | mantissa);
         const int e = static_cast<int>(field) - 127;
         const bool pow2 = sign == 0 && mantissa == 0 && field != 0 && field != 255;
-        EXPECT_EQ(GemvScalar::fast_g<kKind>(g),
-                  pow2 && e >= GemvScalar::kFastMinExp<kKind> && e <= GemvScalar::kFastMaxExp<kKind>)
+        EXPECT_EQ(GemvScalar::fast_g<kKind>(g), pow2 && e >= GemvScalar::kFastMinExp<kKind> &&
+                                                    e <= GemvScalar::kFastMaxExp<kKind>)
             << std::hex << nvh::float_to_bits(g);
-        EXPECT_EQ(GemvMma::fast_g<kKind>(g), pow2 && e >= GemvMma::kFastMinExp<kKind> && e <= GemvMma::kFastMaxExp<kKind>)
+        EXPECT_EQ(GemvMma::fast_g<kKind>(g),
+                  pow2 && e >= GemvMma::kFastMinExp<kKind> && e <= GemvMma::kFastMaxExp<kKind>)
             << std::hex << nvh::float_to_bits(g);
       }
     }

@@ -87,7 +87,7 @@ struct GemvMma {
   // at M = 8, because the shared memory they took shrank the L1 that then
   // served the activations (PERF.md).
   static constexpr int kStages = 2;
-  static constexpr uint32_t kRowBytes = kStageK / 2;         // 128: a row's codes in a stage
+  static constexpr uint32_t kRowBytes = kStageK / 2;        // 128: a row's codes in a stage
   static constexpr uint32_t kScaleRowBytes = kStageK / 16;  // 16: a row's scales in a stage
   static constexpr uint32_t kCodeBytes = 16 * kRowBytes;
   static constexpr uint32_t kStageBytes = kCodeBytes + 16 * kScaleRowBytes;  // 2304 per warp
@@ -102,7 +102,9 @@ struct GemvMma {
   // activation_pairs).
   NVH_HD static int64_t prepaired_row_bytes(int64_t K) { return 2 * K + 64; }
   NVH_HD static int64_t prepaired_bytes(int64_t M, int64_t K) { return M * prepaired_row_bytes(K); }
-  NVH_HD static bool activations_fit(int64_t M, int64_t K) { return prepaired_bytes(M, K) <= kMaxPrePairedBytes; }
+  NVH_HD static bool activations_fit(int64_t M, int64_t K) {
+    return prepaired_bytes(M, K) <= kMaxPrePairedBytes;
+  }
 
   struct Params : GemvOperands {
     uint32_t split;  // warps sharing one tile's K: 1, 2, 4 or 8
@@ -185,8 +187,9 @@ struct GemvMma {
   // which is not stored, so this costs no test per copy and no zeroing.
   template <bool kWide>
   struct CopyCursor {
-    const uint8_t* codes[4];             // the lane's chunk of each of its four rows, next stage
-    const uint8_t* scales[kWide ? 1 : 2];  // wide: row l's 16 bytes; else the lane's 4 bytes of its two rows
+    const uint8_t* codes[4];  // the lane's chunk of each of its four rows, next stage
+    const uint8_t*
+        scales[kWide ? 1 : 2];  // wide: row l's 16 bytes; else the lane's 4 bytes of its two rows
   };
 
   // Whether a row's scales of a stage are whole, 16-byte aligned chunks:
@@ -205,17 +208,20 @@ struct GemvMma {
   NVH_HD static uint32_t scale_offset(uint32_t row) { return kCodeBytes + row * kScaleRowBytes; }
 
   template <bool kWide>
-  NVH_HD static CopyCursor<kWide> first_copy(const Params& p, int64_t n0, int64_t stage, uint32_t lane) {
+  NVH_HD static CopyCursor<kWide> first_copy(const Params& p, int64_t n0, int64_t stage,
+                                             uint32_t lane) {
     CopyCursor<kWide> c{};
     const auto row = [&p, n0](int64_t r) { return n0 + r < p.N ? n0 + r : p.N - 1; };
     for (int i = 0; i < 4; ++i) {
-      c.codes[i] = p.packed + row(4 * i + lane / 8) * (p.K / 2) + stage * kRowBytes + 16 * (lane % 8);
+      c.codes[i] =
+          p.packed + row(4 * i + lane / 8) * (p.K / 2) + stage * kRowBytes + 16 * (lane % 8);
     }
     if constexpr (kWide) {
       c.scales[0] = p.scales + row(lane % 16) * (p.K / 16) + stage * kScaleRowBytes;
     } else {
       for (int j = 0; j < 2; ++j) {
-        c.scales[j] = p.scales + row(8 * j + lane / 4) * (p.K / 16) + stage * kScaleRowBytes + 4 * (lane % 4);
+        c.scales[j] =
+            p.scales + row(8 * j + lane / 4) * (p.K / 16) + stage * kScaleRowBytes + 4 * (lane % 4);
       }
     }
     return c;
@@ -226,8 +232,8 @@ struct GemvMma {
   // With wide scales there is no half stage, and the copies are one run of
   // instructions, the scale copy predicated, not branched around.
   template <bool kWide, class Ctx>
-  NVH_HD static void issue_stage(Ctx& ctx, const Params& p, CopyCursor<kWide>& c, uint8_t* stage, bool half,
-                                 uint32_t lane) {
+  NVH_HD static void issue_stage(Ctx& ctx, const Params& p, CopyCursor<kWide>& c, uint8_t* stage,
+                                 bool half, uint32_t lane) {
     if (NVFP4_PROBE(kWide || !half || lane % 8 < 4)) {
       uint8_t* dst = stage + chunk_offset(lane / 8, lane % 8);
       for (int i = 0; i < 4; ++i) ctx.cp_async16(dst + 4 * i * kRowBytes, c.codes[i]);
@@ -257,7 +263,8 @@ struct GemvMma {
   // missing is restored on the fp32 sum (FastScales::restore) rather than
   // here, which would take a second multiply per pair.
   template <nvh::HalfKind kKind>
-  NVH_HD static void weight_pairs(const RowStep& r, const uint32_t scales[2], int q, uint32_t pairs[4]) {
+  NVH_HD static void weight_pairs(const RowStep& r, const uint32_t scales[2], int q,
+                                  uint32_t pairs[4]) {
     SpreadDecode<kKind>::pairs(r.words[q], pairs);
     for (int i = 0; i < 4; ++i) pairs[i] = nvh::mul_half2<kKind>(pairs[i], scales[q / 2]);
   }
@@ -267,13 +274,16 @@ struct GemvMma {
   // e2m1 comes from SpreadDecode's pair widened to fp32 times 2^kPairExp
   // (exact: a power of two, and every e2m1 * 2^-kPairExp is exact in 16 bits).
   template <nvh::HalfKind kKind>
-  NVH_HD static void contract_pairs(const RowStep& r, const float scales[2], int q, uint32_t pairs[4]) {
+  NVH_HD static void contract_pairs(const RowStep& r, const float scales[2], int q,
+                                    uint32_t pairs[4]) {
     constexpr float kUnbias = kKind == nvh::HalfKind::fp16 ? 0x1p14f : 0x1p126f;
     SpreadDecode<kKind>::pairs(r.words[q], pairs);
     const float scale = scales[q / 2];
     for (int i = 0; i < 4; ++i) {
-      const float lo = nvh::mul_rn(nvh::half_bits_to_float(static_cast<uint16_t>(pairs[i]), kKind), kUnbias);
-      const float hi = nvh::mul_rn(nvh::half_bits_to_float(static_cast<uint16_t>(pairs[i] >> 16), kKind), kUnbias);
+      const float lo =
+          nvh::mul_rn(nvh::half_bits_to_float(static_cast<uint16_t>(pairs[i]), kKind), kUnbias);
+      const float hi = nvh::mul_rn(
+          nvh::half_bits_to_float(static_cast<uint16_t>(pairs[i] >> 16), kKind), kUnbias);
       pairs[i] = nvh::pack_half2_rn(nvh::mul_rn(lo, scale), nvh::mul_rn(hi, scale), kKind);
     }
   }
@@ -297,7 +307,8 @@ struct GemvMma {
   NVH_HD static void prepair_activations(Ctx& ctx, const Params& p, uint8_t* prepaired) {
     const int chunks_per_row = static_cast<int>(p.K / 8), rows = static_cast<int>(p.M);
     const int64_t row_bytes = prepaired_row_bytes(p.K);
-    for (int j = static_cast<int>(ctx.thread_idx().x); NVFP4_PROBE(j < chunks_per_row); j += kMaxBlockThreads) {
+    for (int j = static_cast<int>(ctx.thread_idx().x); NVFP4_PROBE(j < chunks_per_row);
+         j += kMaxBlockThreads) {
       nvh::U32x4 v[8];  // M <= 8
       for (int m = 0; m < 8; ++m) {
         if (m < rows) v[m] = nvh::load_u32x4(p.A + m * p.K + 8 * j);
@@ -357,8 +368,8 @@ struct GemvMma {
   // M - 1 for g >= M, whose B columns feed outputs that are never stored),
   // as activation_pairs reads them. `gs` is weight_scale_2 (contract path).
   template <nvh::HalfKind kKind, bool kPrePaired, bool kContract, class Ctx>
-  NVH_HD static void mma_step(Ctx& ctx, const RowStep& lo, const RowStep& hi, const uint8_t* act, float gs,
-                              float d[4]) {
+  NVH_HD static void mma_step(Ctx& ctx, const RowStep& lo, const RowStep& hi, const uint8_t* act,
+                              float gs, float d[4]) {
     const StepScales<kKind, kContract> scales_lo(lo.scales, gs), scales_hi(hi.scales, gs);
     for (int q = 0; q < 4; ++q) {
       uint32_t w_lo[4], w_hi[4], b_pairs[4];
@@ -397,9 +408,10 @@ struct GemvMma {
   // contract path (`tensor_scale` = weight_scale_2, used only there). Two
   // copies of the loop, so each path's is straight code.
   template <nvh::HalfKind kKind, bool kPrePaired, bool kWide, bool kContract, class Ctx>
-  NVH_HD NVH_INLINE static void stream(Ctx& ctx, const Params& p, const LoopShape& s, float tensor_scale,
-                                       LoopState<kWide>& l) {
-    for (int stage = s.part, read = 0; NVFP4_PROBE(stage <= s.last); stage += s.split, read = following(read)) {
+  NVH_HD NVH_INLINE static void stream(Ctx& ctx, const Params& p, const LoopShape& s,
+                                       float tensor_scale, LoopState<kWide>& l) {
+    for (int stage = s.part, read = 0; NVFP4_PROBE(stage <= s.last);
+         stage += s.split, read = following(read)) {
       if (NVFP4_PROBE(l.next <= s.last)) {
         issue_stage(ctx, p, l.copy, slot(s, l.fill), !kWide && l.next == s.half_stage, s.lane);
       }
@@ -407,13 +419,13 @@ struct GemvMma {
       l.next += s.split;
       l.fill = following(l.fill);
       ctx.template cp_async_wait<kStages - 1>();  // this lane's copies of `stage` have landed
-      ctx.sync_warp();                              // and so have the other lanes'
+      ctx.sync_warp();                            // and so have the other lanes'
       const uint8_t* step_act = l.act;
       for (int w = 0; w < 2; ++w) {
         if (NVFP4_PROBE(!kWide && w == 1 && stage == s.half_stage)) break;
         mma_step<kKind, kPrePaired, kContract>(ctx, row_from_stage(slot(s, read), s.g, w, s.t),
-                                               row_from_stage(slot(s, read), s.g + 8, w, s.t), step_act,
-                                               tensor_scale, l.d);
+                                               row_from_stage(slot(s, read), s.g + 8, w, s.t),
+                                               step_act, tensor_scale, l.d);
         step_act += 2 * kStepK;  // 256 bytes a step, in A and in the pre-paired copy alike
       }
       l.act += p.split * 2 * kStageK;
@@ -437,9 +449,14 @@ struct GemvMma {
     // Loop state in 32 bits (K / 256 < 2^31 whenever a row of B, K / 2
     // bytes, fits in memory); stage slots rotate without a division.
     const int last = static_cast<int>(stages) - 1, split = static_cast<int>(p.split);
-    const int half_stage = !kWide && steps % 2 == 1 ? last : -1;  // a half stage can only be the row's last
+    const int half_stage =
+        !kWide && steps % 2 == 1 ? last : -1;  // a half stage can only be the row's last
     const LoopShape shape{warp_stages, static_cast<int>(part), last, split, half_stage, g, t, lane};
-    LoopState<kWide> l{first_copy<kWide>(p, n0, part, lane), nullptr, static_cast<int>(part), 0, {0.f, 0.f, 0.f, 0.f}};
+    LoopState<kWide> l{first_copy<kWide>(p, n0, part, lane),
+                       nullptr,
+                       static_cast<int>(part),
+                       0,
+                       {0.f, 0.f, 0.f, 0.f}};
 
     // The first weights are on their way while the block pre-pairs A (when it does).
     for (int s = 0; s < kStages - 1; ++s, l.next += split, l.fill = following(l.fill)) {
@@ -457,8 +474,9 @@ struct GemvMma {
       // no extra traffic) into outputs that are not stored: no zeroing and no
       // test per load, measured 2-3 % faster on the H200 than skipping them.
       const int64_t act_row = g < p.M ? g : p.M - 1;
-      l.act = kPrePaired ? prepaired + act_row * prepaired_row_bytes(p.K) + part * 2 * kStageK + 16 * t
-                         : reinterpret_cast<const uint8_t*>(p.A + act_row * p.K + part * kStageK + 32 * t);
+      l.act = kPrePaired
+                  ? prepaired + act_row * prepaired_row_bytes(p.K) + part * 2 * kStageK + 16 * t
+                  : reinterpret_cast<const uint8_t*>(p.A + act_row * p.K + part * kStageK + 32 * t);
       // weight_scale_2, read once per thread (every thread reads the same
       // value, so the path is uniform), here rather than at the start: held
       // through the prologue, it made values spill there (ptxas, sm_90a).
@@ -481,7 +499,8 @@ struct GemvMma {
       ctx.sync_threads();
       if (NVFP4_PROBE(part != 0)) return;
       for (uint32_t w = 1; w < p.split; ++w) {
-        const float* other = reinterpret_cast<const float*>(warp_stages + w * kStages * kStageBytes) + lane * 4;
+        const float* other =
+            reinterpret_cast<const float*>(warp_stages + w * kStages * kStageBytes) + lane * 4;
         for (int i = 0; i < 4; ++i) d[i] = nvh::add_rn(d[i], nvh::load_generic_f32(other + i));
       }
     }

@@ -4,13 +4,13 @@
 // computes the same bits, only slower, so the operator tests pass either way
 // (both were mutation survivors, ci/mutation/); these pin the contract the
 // comments in gemv_mma.cuh state.
+#include "kernels/gemv_mma.cuh"
+
 #include <gtest/gtest.h>
 
 #include <bitset>
 #include <cstdint>
 #include <set>
-
-#include "kernels/gemv_mma.cuh"
 
 namespace nvfp4 {
 namespace {
@@ -24,16 +24,16 @@ TEST(GemvMmaSplit, KeepsTheTargetBusyWithTheFewestWarpsPerTile) {
     uint32_t split;
   };
   const Case cases[] = {
-      {16, 2048, 8, 8},     // one tile, 8 stages: all 8 warps on it
-      {16, 2048, 64, 8},    // ...and never more than the block's warps
-      {32, 2048, 8, 4},     // two tiles: 4 each makes 8
-      {17, 2048, 8, 4},     // 17 rows are two tiles
-      {128, 2048, 8, 1},    // 8 tiles already keep 8 warps busy
-      {16, 512, 8, 2},      // 2 stages: at most 2 parts of one stage each
-      {16, 256, 8, 1},      // 1 stage: no split
-      {16, 128, 8, 1},      // a half stage alone: no split
-      {16, 384, 8, 2},      // 1.5 stages: the half stage counts, so 2 parts
-      {16, 2048, 1, 1},     // one warp wanted: no split
+      {16, 2048, 8, 8},   // one tile, 8 stages: all 8 warps on it
+      {16, 2048, 64, 8},  // ...and never more than the block's warps
+      {32, 2048, 8, 4},   // two tiles: 4 each makes 8
+      {17, 2048, 8, 4},   // 17 rows are two tiles
+      {128, 2048, 8, 1},  // 8 tiles already keep 8 warps busy
+      {16, 512, 8, 2},    // 2 stages: at most 2 parts of one stage each
+      {16, 256, 8, 1},    // 1 stage: no split
+      {16, 128, 8, 1},    // a half stage alone: no split
+      {16, 384, 8, 2},    // 1.5 stages: the half stage counts, so 2 parts
+      {16, 2048, 1, 1},   // one warp wanted: no split
   };
   for (const Case& c : cases) {
     EXPECT_EQ(GemvMma::split_for(c.N, c.K, c.target), c.split)
@@ -69,8 +69,8 @@ TEST(GemvMmaLayout, AQuarterWarpsStageReadsHitEveryBankOnce) {
           const uint32_t off = GemvMma::chunk_offset(row_base + lane / 4, 4 * w + lane % 4);
           for (uint32_t word = 0; word < 4; ++word) banks.set((off / 4 + word) % 32);
         }
-        EXPECT_TRUE(banks.all()) << "quarter-warp " << quarter << ", rows from " << row_base << ", step " << w
-                                 << ": banks " << banks;
+        EXPECT_TRUE(banks.all()) << "quarter-warp " << quarter << ", rows from " << row_base
+                                 << ", step " << w << ": banks " << banks;
       }
     }
   }

@@ -28,7 +28,8 @@ struct GemvOperands {
 // operations, once per thread.
 NVH_HD NVH_INLINE bool is_power_of_two_in(float g, int lo, int hi) {
   const uint32_t bits = nvh::float_to_bits(g);
-  const uint32_t lo_bits = static_cast<uint32_t>(lo + 127) << 23, hi_bits = static_cast<uint32_t>(hi + 127) << 23;
+  const uint32_t lo_bits = static_cast<uint32_t>(lo + 127) << 23,
+                 hi_bits = static_cast<uint32_t>(hi + 127) << 23;
   return (bits & 0x007FFFFFu) == 0 && bits - lo_bits <= hi_bits - lo_bits;
 }
 

@@ -139,8 +139,8 @@ struct GemvScalarRows {
                                       float (&acc)[kMaxM][kRows]) {
     float scale[kRows];  // each row's block scale fl32(e4m3 * g), formed once for both halves
     for (int r = 0; r < kRows; ++r) scale[r] = dequant_scale(raw.scale[r], g);
-    // Unrolled on the GPU: `part` indexes the raw block's registers, which a
-    // rolled loop would put in local memory.
+      // Unrolled on the GPU: `part` indexes the raw block's registers, which a
+      // rolled loop would put in local memory.
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
@@ -173,7 +173,8 @@ struct GemvScalarRows {
         }
       } else {
         float w[kRows][8];
-        for (int r = 0; r < kRows; ++r) decode_weights<kKind, kContract>(raw.codes[r][part], scale[r], w[r]);
+        for (int r = 0; r < kRows; ++r)
+          decode_weights<kKind, kContract>(raw.codes[r][part], scale[r], w[r]);
         for (int m = 0; m < kMaxM; ++m) {
           if (NVFP4_PROBE(m >= p.M)) break;
           float a[8];
@@ -190,8 +191,8 @@ struct GemvScalarRows {
   // next block's loads are issued before this one is decoded, so a warp has
   // memory in flight while it computes. `next` holds the first block's loads.
   template <nvh::HalfKind kKind, bool kContract>
-  NVH_HD static void accumulate_row(const Params& p, int64_t n0, int64_t lane, float g, RawBlock next,
-                                    float (&acc)[kMaxM][kRows]) {
+  NVH_HD static void accumulate_row(const Params& p, int64_t n0, int64_t lane, float g,
+                                    RawBlock next, float (&acc)[kMaxM][kRows]) {
     const int64_t blocks = p.K / 16;
     for (int64_t b = lane; NVFP4_PROBE(b < blocks); b += 32) {
       const RawBlock raw = next;
@@ -206,7 +207,8 @@ struct GemvScalarRows {
     const int64_t n0 = warp * kRows;
     if (NVFP4_PROBE(n0 >= p.N)) return;  // the whole warp leaves together
     const int64_t lane = ctx.lane(), blocks = p.K / 16;
-    const float g = nvh::load_generic_f32(p.global_scale);  // every thread reads the same g: the path below is uniform
+    const float g = nvh::load_generic_f32(
+        p.global_scale);  // every thread reads the same g: the path below is uniform
 
     float acc[kMaxM][kRows] = {};
     // Lanes past the row's last block (K < 512) load nothing.

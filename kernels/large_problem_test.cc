@@ -48,7 +48,8 @@ void check_large(Route route, int64_t N, int64_t K) {
   const float g = 1.0f / 64;
 
   nvh::Buffer dA(*gpu, A.size() * 2), dB(*gpu, packed.size()), dS(*gpu, scales.size()), dg(*gpu, 4),
-      dY(*gpu, static_cast<std::size_t>(M * N) * 2), scratch(*gpu, static_cast<std::size_t>(N * K) * 2);
+      dY(*gpu, static_cast<std::size_t>(M * N) * 2),
+      scratch(*gpu, static_cast<std::size_t>(N * K) * 2);
   dA.upload(A);
   dB.upload(packed);
   dS.upload(scales);
@@ -70,24 +71,30 @@ void check_large(Route route, int64_t N, int64_t K) {
   for (int64_t row : {int64_t{0}, boundary_row - 1, boundary_row, boundary_row + 1, N - 1}) {
     std::vector<uint16_t> got(static_cast<std::size_t>(K));
     gpu->copy_out(got.data(), scratch.as<uint16_t>() + row * K, got.size() * 2);
-    const std::vector<uint16_t> want = ref::dequantize(packed.data() + row * row_bytes, scales.data() + row * scale_cols,
-                                                       g, 1, K, bs, ref::Half::bf16);
+    const std::vector<uint16_t> want =
+        ref::dequantize(packed.data() + row * row_bytes, scales.data() + row * scale_cols, g, 1, K,
+                        bs, ref::Half::bf16);
     ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * 2), 0) << "scratch row " << row;
     // One output that reads the row, against fp64 (the bound of matmul_case.cc with K terms).
-    const std::vector<double> ref_y = ref::gemm_fp64(A.data(), want.data(), nullptr, M, 1, K, ref::Half::bf16);
+    const std::vector<double> ref_y =
+        ref::gemm_fp64(A.data(), want.data(), nullptr, M, 1, K, ref::Half::bf16);
     uint16_t got_y;
     gpu->copy_out(&got_y, dY.as<uint16_t>() + (M - 1) * N + row, 2);
     double S = 0;
     for (int64_t k = 0; k < K; ++k) {
-      S += std::fabs(ref::half_to_double(A[(M - 1) * K + k], ref::Half::bf16) * ref::half_to_double(want[k], ref::Half::bf16));
+      S += std::fabs(ref::half_to_double(A[(M - 1) * K + k], ref::Half::bf16) *
+                     ref::half_to_double(want[k], ref::Half::bf16));
     }
     const double bound = std::ldexp(std::fabs(ref_y[M - 1]), -7) + (K + 2) * std::ldexp(S, -23);
-    EXPECT_LE(std::fabs(ref::half_to_double(got_y, ref::Half::bf16) - ref_y[M - 1]), bound) << "Y row " << row;
+    EXPECT_LE(std::fabs(ref::half_to_double(got_y, ref::Half::bf16) - ref_y[M - 1]), bound)
+        << "Y row " << row;
   }
 }
 
 TEST(LargeProblem, Vec8DequantPast2To31Values) { check_large(Route::prefill_vec8, 32768, 65544); }
-TEST(LargeProblem, ScalarDequantPast2To31Values) { check_large(Route::prefill_scalar, 32768, 65545); }
+TEST(LargeProblem, ScalarDequantPast2To31Values) {
+  check_large(Route::prefill_scalar, 32768, 65545);
+}
 
 }  // namespace
 }  // namespace nvfp4

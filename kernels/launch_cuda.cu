@@ -13,8 +13,9 @@
 namespace nvh {
 
 // Variadic: a kernel's template arguments may hold commas.
-#define NVFP4_INSTANTIATE(...) \
-  template void launch_on_cuda<__VA_ARGS__>(Backend&, const LaunchShape&, const __VA_ARGS__::Params&)
+#define NVFP4_INSTANTIATE(...)                                            \
+  template void launch_on_cuda<__VA_ARGS__>(Backend&, const LaunchShape&, \
+                                            const __VA_ARGS__::Params&)
 
 NVFP4_INSTANTIATE(nvfp4::EmptyFill);
 NVFP4_INSTANTIATE(nvfp4::PrefillScalarOn<uint32_t>);

@@ -69,7 +69,8 @@ void retile_scales(nvh::Backend& backend, const uint8_t* row_major, int64_t rows
 }
 
 bool native_fp4_available(const nvh::Backend& backend) {
-  // No branch coverage below: the other direction needs a GPU backend, which a host-only (gcov) build cannot make.
+  // No branch coverage below: the other direction needs a GPU backend, which a host-only (gcov)
+  // build cannot make.
   if (backend.kind() == nvh::BackendKind::host) return false;  // LCOV_EXCL_BR_LINE
 #if defined(NVH_HAVE_CUDA)
   return native_fp4_available_cuda(backend);

@@ -60,7 +60,7 @@ NVH_HD NVH_INLINE float fold_abs_max(float m, float x) {
 // The reference's global_scale_for_amax.
 NVH_HD NVH_INLINE float act_global_scale(float amax) {
   if (NVFP4_PROBE(amax == 0.0f)) return 1.0f;
-  const float g = div_rn(amax, 6.0f * 448.0f);   // 2688 is exact
+  const float g = div_rn(amax, 6.0f * 448.0f);                // 2688 is exact
   return NVFP4_PROBE(g > 0.0f) ? g : nvh::bits_to_float(1u);  // 2^-149: keeps 6 * g > 0
 }
 
@@ -73,14 +73,14 @@ NVH_HD NVH_INLINE float act_global_scale(float amax) {
 NVH_HD NVH_INLINE uint8_t encode_e2m1(float v) {
   const uint32_t bits = nvh::float_to_bits(v);
   const float a = abs_bits(v);
-  const uint32_t code = NVFP4_PROBE(a <= 0.25f) ? 0u
-                        : NVFP4_PROBE(a < 0.75f) ? 1u
+  const uint32_t code = NVFP4_PROBE(a <= 0.25f)   ? 0u
+                        : NVFP4_PROBE(a < 0.75f)  ? 1u
                         : NVFP4_PROBE(a <= 1.25f) ? 2u
-                        : NVFP4_PROBE(a < 1.75f) ? 3u
-                        : NVFP4_PROBE(a <= 2.5f) ? 4u
-                        : NVFP4_PROBE(a < 3.5f) ? 5u
-                        : NVFP4_PROBE(a <= 5.0f) ? 6u
-                                     : 7u;  // > 5, inf (and NaN, as the toolkit does)
+                        : NVFP4_PROBE(a < 1.75f)  ? 3u
+                        : NVFP4_PROBE(a <= 2.5f)  ? 4u
+                        : NVFP4_PROBE(a < 3.5f)   ? 5u
+                        : NVFP4_PROBE(a <= 5.0f)  ? 6u
+                                                  : 7u;  // > 5, inf (and NaN, as the toolkit does)
   return static_cast<uint8_t>(code | ((bits >> 28) & 0x8u));
 }
 
@@ -94,7 +94,8 @@ NVH_HD NVH_INLINE uint8_t act_block_scale(float block_amax, float g) {
 
 // The reference's encode_element: a vanishing scale product gives signed zeros.
 NVH_HD NVH_INLINE uint8_t act_code(float x, float scale_product) {
-  if (NVFP4_PROBE(scale_product == 0.0f)) return static_cast<uint8_t>((nvh::float_to_bits(x) >> 28) & 0x8u);
+  if (NVFP4_PROBE(scale_product == 0.0f))
+    return static_cast<uint8_t>((nvh::float_to_bits(x) >> 28) & 0x8u);
   return encode_e2m1(div_rn(x, scale_product));
 }
 
@@ -191,7 +192,8 @@ struct ActGlobalScale {
 
 struct ActQuantize {
   static constexpr uint32_t kMaxBlockThreads = 256;
-  static constexpr int64_t kMaxBlocks = 4096;  // past kMaxBlocks * kMaxBlockThreads blocks of 16 a thread loops
+  static constexpr int64_t kMaxBlocks =
+      4096;  // past kMaxBlocks * kMaxBlockThreads blocks of 16 a thread loops
 
   struct Params {
     const uint16_t* A;  // [M, K], K % 16 == 0
@@ -228,8 +230,7 @@ struct ActQuantize {
     const int64_t stride = int64_t{ctx.grid_dim().x} * ctx.block_dim().x;
     const float g = nvh::load_generic_f32(p.global_scale);
     for (int64_t i = int64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x;
-         NVFP4_PROBE(i < total);
-         i += stride) {
+         NVFP4_PROBE(i < total); i += stride) {
       const int64_t row = i / blocks_per_row, b = i - row * blocks_per_row;
       const uint8_t scale = quantize_block(p.A + row * p.K + b * kActBlock, p.kind, g,
                                            p.packed + row * (p.K / 2) + b * (kActBlock / 2));
@@ -248,7 +249,8 @@ struct ActQuantize {
 // byte, so the padding is written (zero) too.
 struct ScaleRetile {
   static constexpr uint32_t kMaxBlockThreads = 256;
-  static constexpr int64_t kMaxBlocks = 4096;  // past kMaxBlocks * kMaxBlockThreads tiled bytes a thread loops
+  static constexpr int64_t kMaxBlocks =
+      4096;  // past kMaxBlocks * kMaxBlockThreads tiled bytes a thread loops
 
   struct Params {
     const uint8_t* row_major;
@@ -261,8 +263,7 @@ struct ScaleRetile {
     const int64_t total = tiled_scale_bytes(p.rows, p.cols);
     const int64_t stride = int64_t{ctx.grid_dim().x} * ctx.block_dim().x;
     for (int64_t o = int64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x;
-         NVFP4_PROBE(o < total);
-         o += stride) {
+         NVFP4_PROBE(o < total); o += stride) {
       int64_t r = 0, c = 0;
       tiled_scale_coords(o, p.cols, &r, &c);
       // The byte before the address, as `tiled[o] = ...` orders them (C++17),

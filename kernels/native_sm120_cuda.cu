@@ -41,7 +41,6 @@ constexpr std::size_t kFirstFp4CublasLt = 120800;
 
 cudaDataType_t output_type(DType t) { return t == DType::fp16 ? CUDA_R_16F : CUDA_R_16BF; }
 
-
 // The descriptors of one call, destroyed with it.
 struct LtCall {
   cublasLtMatmulDesc_t op = nullptr;

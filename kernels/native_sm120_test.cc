@@ -7,8 +7,6 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/backend_fixture.h"
-
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -18,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/backend_fixture.h"
 #include "kernels/dispatch.h"
 #include "kernels/native_sm120.cuh"
 #include "kernels/nvfp4_matmul.h"

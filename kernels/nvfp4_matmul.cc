@@ -26,7 +26,9 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
-[[noreturn]] void bad(const std::string& what) { throw std::invalid_argument("run_matmul: " + what); }
+[[noreturn]] void bad(const std::string& what) {
+  throw std::invalid_argument("run_matmul: " + what);
+}
 
 int64_t element_count(const TensorArg& t, const char* name) {
   int64_t n = 1;
@@ -35,12 +37,14 @@ int64_t element_count(const TensorArg& t, const char* name) {
 }
 
 // Checks one tensor against the shape and type the contract gives it.
-void require(const char* name, const TensorArg& t, const std::vector<int64_t>& shape, ElemType type) {
+void require(const char* name, const TensorArg& t, const std::vector<int64_t>& shape,
+             ElemType type) {
   if (t.shape != shape) {
     bad(std::string(name) + ".shape = " + shape_text(t.shape) + ": expected " + shape_text(shape));
   }
   if (t.type != type) {
-    bad(std::string(name) + ".type = " + elem_type_name(t.type) + ": expected " + elem_type_name(type));
+    bad(std::string(name) + ".type = " + elem_type_name(t.type) + ": expected " +
+        elem_type_name(type));
   }
   const int64_t elements = element_count(t, name);
   if (elements > 0 && t.data == nullptr) {
@@ -50,7 +54,8 @@ void require(const char* name, const TensorArg& t, const std::vector<int64_t>& s
 
 void require_rank(const char* name, const TensorArg& t, std::size_t rank) {
   if (t.shape.size() != rank) {
-    bad(std::string(name) + ".shape = " + shape_text(t.shape) + ": expected rank " + std::to_string(rank));
+    bad(std::string(name) + ".shape = " + shape_text(t.shape) + ": expected rank " +
+        std::to_string(rank));
   }
   for (int64_t d : t.shape) {
     if (d < 0) bad(std::string(name) + ".shape = " + shape_text(t.shape) + ": negative dimension");
@@ -85,21 +90,20 @@ void record_launch(const nvh::Backend& backend, const Decision& d, const Problem
   r.reason = d.reason;
   r.backend = backend.name();
   r.arch = backend.arch();
-  r.attrs = {{"M", std::to_string(p.M)},
-             {"N", std::to_string(p.N)},
-             {"K", std::to_string(p.K)},
-             {"block_size", std::to_string(p.block_size)},
-             {"dtype", dtype_name(p.dtype)},
-             {"bias", p.has_bias ? "1" : "0"}};
+  r.attrs = {{"M", std::to_string(p.M)},     {"N", std::to_string(p.N)},
+             {"K", std::to_string(p.K)},     {"block_size", std::to_string(p.block_size)},
+             {"dtype", dtype_name(p.dtype)}, {"bias", p.has_bias ? "1" : "0"}};
   nvh::RouteRecorder::global().record(std::move(r));
 }
 
-const float* global_scale_of(const MatmulArgs& a) { return static_cast<const float*>(a.weight_scale_2.data); }
+const float* global_scale_of(const MatmulArgs& a) {
+  return static_cast<const float*>(a.weight_scale_2.data);
+}
 
 void run_empty(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) {
   if (p.M == 0 || p.N == 0) return;  // Y has no elements: nothing to launch
-  const EmptyFill::Params params{static_cast<const uint16_t*>(a.bias.data), static_cast<uint16_t*>(a.Y.data),
-                                 p.M, p.N, half_kind(p.dtype)};
+  const EmptyFill::Params params{static_cast<const uint16_t*>(a.bias.data),
+                                 static_cast<uint16_t*>(a.Y.data), p.M, p.N, half_kind(p.dtype)};
   nvh::launch<EmptyFill>(backend, EmptyFill::shape(params), params);
 }
 
@@ -110,7 +114,9 @@ GemvOperands gemv_operands(const MatmulArgs& a, const Problem& p) {
                       global_scale_of(a),
                       static_cast<const uint16_t*>(a.bias.data),
                       static_cast<uint16_t*>(a.Y.data),
-                      p.M, p.N, p.K,
+                      p.M,
+                      p.N,
+                      p.K,
                       half_kind(p.dtype)};
 }
 
@@ -133,31 +139,39 @@ void run_gemv_scalar_rows(nvh::Backend& backend, const GemvScalar::Params& param
 void run_gemv_scalar(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) {
   const GemvScalar::Params params = gemv_operands(a, p);
   switch (gemv_scalar_rows_per_warp(p.N)) {
-    case 4: run_gemv_scalar_rows<4>(backend, params); break;
-    case 2: run_gemv_scalar_rows<2>(backend, params); break;
-    default: run_gemv_scalar_rows<1>(backend, params); break;
+    case 4:
+      run_gemv_scalar_rows<4>(backend, params);
+      break;
+    case 2:
+      run_gemv_scalar_rows<2>(backend, params);
+      break;
+    default:
+      run_gemv_scalar_rows<1>(backend, params);
+      break;
   }
 }
 
 void run_gemv_mma(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) {
-  const GemvMma::Params params{gemv_operands(a, p),
-                               GemvMma::split_for(p.N, p.K, gemv_mma_target_warps(backend.caps().multiprocessors))};
+  const GemvMma::Params params{
+      gemv_operands(a, p),
+      GemvMma::split_for(p.N, p.K, gemv_mma_target_warps(backend.caps().multiprocessors))};
   nvh::launch<GemvMma>(backend, GemvMma::shape(params), params);
 }
 
-void dequant(nvh::Backend& backend, Route route, const MatmulArgs& a, const Problem& p, void* scratch) {
+void dequant(nvh::Backend& backend, Route route, const MatmulArgs& a, const Problem& p,
+             void* scratch) {
   const int64_t scale_cols = ceil_div(p.K, p.block_size);
   const auto* packed = static_cast<const uint8_t*>(a.B.data);
   const auto* scales = static_cast<const uint8_t*>(a.weight_scale.data);
   auto* out = static_cast<uint16_t*>(scratch);
   const int64_t rows = p.N;
   if (route == Route::prefill_vec8) {
-    const DequantParams params{packed, scales, global_scale_of(a), out, rows, p.K, p.block_size,
-                               scale_cols, half_kind(p.dtype)};
+    const DequantParams params{packed,       scales,     global_scale_of(a), out, rows, p.K,
+                               p.block_size, scale_cols, half_kind(p.dtype)};
     nvh::launch<PrefillVec8>(backend, PrefillVec8::shape(params), params);
   } else {
-    const PrefillScalar::Params params =
-        PrefillScalar::make_params(packed, scales, global_scale_of(a), out, rows, p.K, p.block_size, half_kind(p.dtype));
+    const PrefillScalar::Params params = PrefillScalar::make_params(
+        packed, scales, global_scale_of(a), out, rows, p.K, p.block_size, half_kind(p.dtype));
     const nvh::LaunchShape shape = PrefillScalar::shape(params, backend.caps().multiprocessors);
     if (PrefillScalar::narrow_indices(params)) {
       nvh::launch<PrefillScalarOn<uint32_t>>(backend, shape, params);
@@ -172,7 +186,8 @@ GemmStepArgs gemm_args(const MatmulArgs& a, const Problem& p, const void* scratc
 }
 
 // The prefill routes: dequantize into the scratch, then the GEMM step.
-void run_prefill(nvh::Backend& backend, Route route, const MatmulArgs& a, const Problem& p, void* scratch) {
+void run_prefill(nvh::Backend& backend, Route route, const MatmulArgs& a, const Problem& p,
+                 void* scratch) {
   dequant(backend, route, a, p, scratch);
   run_gemm_step(backend, gemm_args(a, p, scratch));
 }
@@ -190,24 +205,29 @@ void run_gemv_scalar_route(nvh::Backend& backend, const MatmulArgs& args, const 
   run_gemv_scalar(backend, args, p);
 }
 // LCOV_EXCL_START: an sm_12x GPU only (run_matmul throws RouteUnavailable before it elsewhere)
-void run_native_sm120_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p, void*) {
+void run_native_sm120_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p,
+                            void*) {
   run_native_sm120(backend, args, p);
 }
 // LCOV_EXCL_STOP
-void run_prefill_vec8_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p, void* scratch) {
+void run_prefill_vec8_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p,
+                            void* scratch) {
   run_prefill(backend, Route::prefill_vec8, args, p, scratch);
 }
-void run_prefill_scalar_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p, void* scratch) {
+void run_prefill_scalar_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p,
+                              void* scratch) {
   run_prefill(backend, Route::prefill_scalar, args, p, scratch);
 }
 
 int64_t gemv_mma_target_warps(int multiprocessors) {
-  // No branch coverage below: a GPU reports multiprocessors, the host executor none; gcov sees only the host.
+  // No branch coverage below: a GPU reports multiprocessors, the host executor none; gcov sees only
+  // the host.
   return int64_t{multiprocessors > 0 ? multiprocessors : 4} * 32;  // LCOV_EXCL_BR_LINE
 }
 
 RouteUnavailable::RouteUnavailable(Route route, std::string missing)
-    : std::runtime_error(std::string("route ") + route_name(route) + " is hardware-gated here: needs " + missing),
+    : std::runtime_error(std::string("route ") + route_name(route) +
+                         " is hardware-gated here: needs " + missing),
       route_(route),
       missing_(std::move(missing)) {}
 
@@ -259,7 +279,8 @@ Problem describe_problem(const MatmulArgs& a) {
 Caps device_caps(const nvh::Backend& backend) {
   Caps caps;
   caps.backend = backend.name();
-  if (backend.kind() == nvh::BackendKind::host) {  // LCOV_EXCL_BR_LINE: the else needs a GPU backend
+  if (backend.kind() ==
+      nvh::BackendKind::host) {  // LCOV_EXCL_BR_LINE: the else needs a GPU backend
     caps.sm = 90;
     caps.native_fp4 = false;
   } else {
@@ -274,13 +295,15 @@ Caps device_caps(const nvh::Backend& backend) {
 std::size_t scratch_bytes(const Problem& p) { return static_cast<std::size_t>(p.N * p.K) * 2; }
 
 void run_dequant(nvh::Backend& backend, Route route, const MatmulArgs& args, void* scratch) {
-  if (!route_row(route).needs_scratch) bad(std::string("run_dequant: route = ") + route_name(route) + ": not a prefill route");
+  if (!route_row(route).needs_scratch)
+    bad(std::string("run_dequant: route = ") + route_name(route) + ": not a prefill route");
   const Problem p = describe_problem(args);
   if (p.N == 0 || p.K == 0) return;
   Problem with_scratch = p;
   with_scratch.scratch_address_mod16 = address_mod(scratch, 16);
   const std::string failure = route_precondition_failure(route, with_scratch, device_caps(backend));
-  if (!failure.empty()) bad(std::string("run_dequant: ") + route_name(route) + " refused: " + failure);
+  if (!failure.empty())
+    bad(std::string("run_dequant: ") + route_name(route) + " refused: " + failure);
   dequant(backend, route, args, p, scratch);
 }
 

@@ -27,7 +27,8 @@ CaseRun run_and_check(nvh::Backend& backend, const CaseSpec& spec, Route expecte
   const CaseInputs in = make_inputs(spec);
   const Oracle oracle = make_oracle(spec, in);
   const CaseRun run = run_case(backend, spec, in);
-  EXPECT_EQ(route_name(run.decision.route), std::string(route_name(expected))) << spec.name() << ": " << run.decision.detail;
+  EXPECT_EQ(route_name(run.decision.route), std::string(route_name(expected)))
+      << spec.name() << ": " << run.decision.detail;
   EXPECT_EQ(check_scratch(run, oracle), "") << spec.name();
   EXPECT_EQ(check_output_bound(spec, in, run, oracle), "") << spec.name();
   EXPECT_EQ(check_guards(run), "") << spec.name();
@@ -38,7 +39,8 @@ CaseRun run_and_check(nvh::Backend& backend, const CaseSpec& spec, Route expecte
   return run;
 }
 
-CaseSpec spec(int64_t M, int64_t N, int64_t K, int64_t bs, DType t = DType::fp16, bool bias = false) {
+CaseSpec spec(int64_t M, int64_t N, int64_t K, int64_t bs, DType t = DType::fp16,
+              bool bias = false) {
   return make_case("adhoc", M, N, K, bs, t, bias);
 }
 
@@ -46,20 +48,24 @@ TEST_P(OnBackend, PrefillVec8MatchesTheReference) {
   for (DType t : {DType::fp16, DType::bf16}) {
     run_and_check(backend(), spec(9, 64, 128, 16, t, true), Route::prefill_vec8);
     run_and_check(backend(), spec(33, 17, 40, 8, t), Route::prefill_vec8);
-    run_and_check(backend(), spec(4, 24, 96, 32, t, true), Route::prefill_vec8);   // decode-miss: block_size
-    run_and_check(backend(), spec(12, 5, 8, 2, t), Route::prefill_vec8);           // 4 scale blocks per chunk
-    run_and_check(backend(), spec(10, 3, 24, 16, t), Route::prefill_vec8);         // partial last scale block
-    run_and_check(backend(), spec(10, 7, 16, 64, t), Route::prefill_vec8);         // block_size > K
+    run_and_check(backend(), spec(4, 24, 96, 32, t, true),
+                  Route::prefill_vec8);  // decode-miss: block_size
+    run_and_check(backend(), spec(12, 5, 8, 2, t),
+                  Route::prefill_vec8);  // 4 scale blocks per chunk
+    run_and_check(backend(), spec(10, 3, 24, 16, t),
+                  Route::prefill_vec8);  // partial last scale block
+    run_and_check(backend(), spec(10, 7, 16, 64, t), Route::prefill_vec8);  // block_size > K
   }
 }
 
 TEST_P(OnBackend, PrefillScalarMatchesTheReference) {
   for (DType t : {DType::fp16, DType::bf16}) {
-    run_and_check(backend(), spec(9, 16, 45, 15, t, true), Route::prefill_scalar);  // odd block splits bytes
-    run_and_check(backend(), spec(9, 16, 7, 16, t), Route::prefill_scalar);         // K < 8, odd K
+    run_and_check(backend(), spec(9, 16, 45, 15, t, true),
+                  Route::prefill_scalar);  // odd block splits bytes
+    run_and_check(backend(), spec(9, 16, 7, 16, t), Route::prefill_scalar);  // K < 8, odd K
     run_and_check(backend(), spec(9, 5, 13, 3, t), Route::prefill_scalar);
-    run_and_check(backend(), spec(20, 3, 1, 1, t, true), Route::prefill_scalar);    // K = 1
-    run_and_check(backend(), spec(9, 11, 100, 16, t), Route::prefill_scalar);       // K % 8 == 4
+    run_and_check(backend(), spec(20, 3, 1, 1, t, true), Route::prefill_scalar);  // K = 1
+    run_and_check(backend(), spec(9, 11, 100, 16, t), Route::prefill_scalar);     // K % 8 == 4
   }
   CaseSpec s = spec(16, 8, 64, 16, DType::fp16, true);
   s.b_offset = 2;  // B not 4-byte aligned
@@ -125,9 +131,11 @@ TEST_P(OnBackend, GemvMmaReadsActivationsPrePairedOrFromA) {
   ASSERT_FALSE(GemvMma::activations_fit(8, 2304));  // 37376 bytes
   ASSERT_FALSE(GemvMma::activations_fit(3, 6272));
   for (DType t : {DType::fp16, DType::bf16}) {
-    run_and_check(backend(), spec(8, 24, 2176, 16, t, true), Route::gemv_mma);  // pre-paired, half last stage
-    run_and_check(backend(), spec(8, 24, 2304, 16, t), Route::gemv_mma);        // from A
-    run_and_check(backend(), spec(3, 40, 6272, 16, t, true), Route::gemv_mma);  // from A, half last stage
+    run_and_check(backend(), spec(8, 24, 2176, 16, t, true),
+                  Route::gemv_mma);  // pre-paired, half last stage
+    run_and_check(backend(), spec(8, 24, 2304, 16, t), Route::gemv_mma);  // from A
+    run_and_check(backend(), spec(3, 40, 6272, 16, t, true),
+                  Route::gemv_mma);  // from A, half last stage
   }
 }
 
@@ -137,7 +145,8 @@ TEST_P(OnBackend, ExactModeGivesTheSameBitsOnEveryRoute) {
     CaseSpec s = spec(8, 48, 256, 16, t, true);
     s.exact = true;
     std::vector<std::string> hashes;
-    for (Route r : {Route::gemv_mma, Route::gemv_scalar, Route::prefill_vec8, Route::prefill_scalar}) {
+    for (Route r :
+         {Route::gemv_mma, Route::gemv_scalar, Route::prefill_vec8, Route::prefill_scalar}) {
       s.options.force_route = r;
       hashes.push_back(run_and_check(backend(), s, r).y_sha256);
     }
@@ -164,7 +173,8 @@ TEST_P(OnBackend, DequantRoutesFollowTheContractOnEveryCodeAndScale) {
       tensor_scales.push_back(std::ldexp(g, -7));
     }
   }
-  for (int trial = 0; trial < 24; ++trial) tensor_scales.push_back(std::ldexp(mantissa(rng), binade(rng)));
+  for (int trial = 0; trial < 24; ++trial)
+    tensor_scales.push_back(std::ldexp(mantissa(rng), binade(rng)));
   for (float g : tensor_scales) {
     for (DType t : {DType::fp16, DType::bf16}) {
       CaseSpec s = spec(9, 254, 16, 16, t);
@@ -178,7 +188,8 @@ TEST_P(OnBackend, DequantRoutesFollowTheContractOnEveryCodeAndScale) {
       for (int b = 0, row = 0; b < 256; ++b) {
         if ((b & 0x7F) == 0x7F) continue;  // NaN scales are not data
         in.W.scales.push_back(static_cast<uint8_t>(b));
-        for (int pair = 0; pair < 8; ++pair) in.W.packed.push_back(static_cast<uint8_t>((2 * pair) | ((2 * pair + 1) << 4)));
+        for (int pair = 0; pair < 8; ++pair)
+          in.W.packed.push_back(static_cast<uint8_t>((2 * pair) | ((2 * pair + 1) << 4)));
         ++row;
       }
       const Oracle oracle = make_oracle(s, in);
@@ -353,7 +364,8 @@ TEST(RunMatmulBadInput, EachMisalignedPointerIsNamed) {
   {
     HostCall c;
     c.args.weight_scale_2.data = off(c.g.data());
-    expect_error(c, "weight_scale_2.data = " + std::to_string(reinterpret_cast<uintptr_t>(c.args.weight_scale_2.data)) +
+    expect_error(c, "weight_scale_2.data = " +
+                        std::to_string(reinterpret_cast<uintptr_t>(c.args.weight_scale_2.data)) +
                         ": not aligned to its 4-byte elements");
   }
   {
@@ -365,8 +377,9 @@ TEST(RunMatmulBadInput, EachMisalignedPointerIsNamed) {
   {
     HostCall c;
     c.args.scratch = {off(scratch.data()), {8, 32}, ElemType::fp16};
-    expect_error(c, "scratch.data = " + std::to_string(reinterpret_cast<uintptr_t>(c.args.scratch.data)) +
-                        ": not aligned to its 2-byte elements");
+    expect_error(
+        c, "scratch.data = " + std::to_string(reinterpret_cast<uintptr_t>(c.args.scratch.data)) +
+               ": not aligned to its 2-byte elements");
   }
 }
 
@@ -387,7 +400,8 @@ TEST(RunDequant, EachPrefillRouteWritesTheReferenceScratch) {
     // Backend memory, so the host executor's memory checks know the scratch.
     nvh::Buffer scratch = filled<uint16_t>(8 * 32, 0xEEEE, "scratch");
     run_dequant(*c.backend, route, c.args, scratch.data());
-    const std::vector<uint16_t> want = ref::dequantize(packed.data(), scales.data(), g, 8, 32, 16, ref::Half::fp16);
+    const std::vector<uint16_t> want =
+        ref::dequantize(packed.data(), scales.data(), g, 8, 32, 16, ref::Half::fp16);
     EXPECT_EQ(scratch.download_as<uint16_t>(8 * 32), want) << route_name(route);
   }
 }
@@ -427,8 +441,9 @@ TEST(RunMatmulBadInput, MAndNPast32BitsAreNamed) {
 TEST(RunMatmulBadInput, EveryMisalignedElementPointerIsNamed) {
   HostCall c;
   c.args.A.data = reinterpret_cast<uint8_t*>(c.A.data()) + 1;
-  expect_error(c, "run_matmul: A.data = " + std::to_string(reinterpret_cast<uintptr_t>(c.args.A.data)) +
-                      ": not aligned to its 2-byte elements");
+  expect_error(
+      c, "run_matmul: A.data = " + std::to_string(reinterpret_cast<uintptr_t>(c.args.A.data)) +
+             ": not aligned to its 2-byte elements");
   c = HostCall();
   float g2[2] = {1.f, 1.f};
   c.args.weight_scale_2.data = reinterpret_cast<uint8_t*>(g2) + 2;
@@ -438,7 +453,8 @@ TEST(RunMatmulBadInput, EveryMisalignedElementPointerIsNamed) {
   c = HostCall();
   std::vector<uint16_t> bias(9);
   c.args.bias = {reinterpret_cast<uint8_t*>(bias.data()) + 1, {8}, ElemType::fp16};
-  expect_error(c, "run_matmul: bias.data = " + std::to_string(reinterpret_cast<uintptr_t>(c.args.bias.data)) +
+  expect_error(c, "run_matmul: bias.data = " +
+                      std::to_string(reinterpret_cast<uintptr_t>(c.args.bias.data)) +
                       ": not aligned to its 2-byte elements");
 }
 
@@ -476,7 +492,8 @@ TEST(RunMatmulBadInput, ForcedRouteThatCannotRun) {
     run_matmul(*c.backend, c.args, o);
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("K % 128 == 0 (K = 32) fails"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("K % 128 == 0 (K = 32) fails"), std::string::npos)
+        << e.what();
   }
 }
 

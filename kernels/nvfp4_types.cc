@@ -16,11 +16,16 @@ std::optional<DType> parse_dtype(std::string_view name) {
 
 const char* elem_type_name(ElemType t) {
   switch (t) {
-    case ElemType::fp16: return "fp16";
-    case ElemType::bf16: return "bf16";
-    case ElemType::fp32: return "fp32";
-    case ElemType::e2m1x2: return "e2m1x2";
-    case ElemType::e4m3: return "e4m3";
+    case ElemType::fp16:
+      return "fp16";
+    case ElemType::bf16:
+      return "bf16";
+    case ElemType::fp32:
+      return "fp32";
+    case ElemType::e2m1x2:
+      return "e2m1x2";
+    case ElemType::e4m3:
+      return "e4m3";
   }
   return "?";  // LCOV_EXCL_LINE: unreachable, every ElemType returns above (-Wreturn-type wants it)
 }
@@ -35,8 +40,10 @@ std::optional<Route> parse_route(std::string_view name) {
 }
 
 int64_t ceil_div(int64_t a, int64_t b) {
-  if (a < 0) throw std::invalid_argument("ceil_div: a = " + std::to_string(a) + ": must not be negative");
-  if (b <= 0) throw std::invalid_argument("ceil_div: b = " + std::to_string(b) + ": must be positive");
+  if (a < 0)
+    throw std::invalid_argument("ceil_div: a = " + std::to_string(a) + ": must not be negative");
+  if (b <= 0)
+    throw std::invalid_argument("ceil_div: b = " + std::to_string(b) + ": must be positive");
   return a / b + (a % b != 0 ? 1 : 0);
 }
 

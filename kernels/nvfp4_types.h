@@ -29,7 +29,15 @@ inline ElemType elem_type(DType t) { return t == DType::fp16 ? ElemType::fp16 : 
 // Routes in the dispatcher's order (DESIGN.md's table). The route table
 // (kernels/route_table.h) holds one row per enumerator, in this order, and
 // static_asserts it; `count_` is not a route but the number of routes.
-enum class Route : uint8_t { empty, gemv_mma, gemv_scalar, native_sm120, prefill_vec8, prefill_scalar, count_ };
+enum class Route : uint8_t {
+  empty,
+  gemv_mma,
+  gemv_scalar,
+  native_sm120,
+  prefill_vec8,
+  prefill_scalar,
+  count_
+};
 inline constexpr std::size_t kRouteCount = static_cast<std::size_t>(Route::count_);
 constexpr std::array<Route, kRouteCount> every_route() {
   std::array<Route, kRouteCount> out{};
@@ -76,8 +84,8 @@ struct Problem {
 
 // What the dispatcher knows of the device.
 struct Caps {
-  int sm = 0;                  // compute capability as 10*major + minor
-  bool native_fp4 = false;     // block-scaled FP4 matmul (cuBLASLt) usable on this device
+  int sm = 0;               // compute capability as 10*major + minor
+  bool native_fp4 = false;  // block-scaled FP4 matmul (cuBLASLt) usable on this device
   std::string backend = "host";
 };
 

@@ -85,7 +85,8 @@ struct PrefillScalar {
     const bool next_block = b.k + 1 == (b.block + 1) * static_cast<Index>(p.block_size);
     const uint8_t* scale_row = p.scales + b.row * static_cast<Index>(p.scale_cols);
     const float high_scale =
-        NVFP4_PROBE(next_block) ? dequant_scale(nvh::load_u8(scale_row + b.block + 1), global_scale) : low_scale;
+        NVFP4_PROBE(next_block) ? dequant_scale(nvh::load_u8(scale_row + b.block + 1), global_scale)
+                                : low_scale;
     const uint16_t high = nvh::round_to_half_bits(nvh::mul_rn(values[1], high_scale), kKind);
     // One 4-byte store where the pair is aligned (even K, aligned scratch):
     // a warp then writes whole 128-byte lines instead of two half-filled ones.
@@ -122,9 +123,19 @@ struct PrefillScalar {
 
   // The launch's parameters, with the divisions prepared.
   static Params make_params(const uint8_t* packed, const uint8_t* scales, const float* global_scale,
-                            uint16_t* scratch, int64_t N, int64_t K, int64_t block_size, nvh::HalfKind kind) {
+                            uint16_t* scratch, int64_t N, int64_t K, int64_t block_size,
+                            nvh::HalfKind kind) {
     const int64_t row_bytes = (K + 1) / 2, scale_cols = (K + block_size - 1) / block_size;
-    return Params{packed, scales, global_scale, scratch, N, K, block_size, scale_cols, row_bytes, kind,
+    return Params{packed,
+                  scales,
+                  global_scale,
+                  scratch,
+                  N,
+                  K,
+                  block_size,
+                  scale_cols,
+                  row_bytes,
+                  kind,
                   nvh::FastDivmod::make(static_cast<uint32_t>(row_bytes)),
                   nvh::FastDivmod::make(static_cast<uint32_t>(block_size))};
   }
@@ -137,15 +148,18 @@ struct PrefillScalar {
   // 32-bit indices while every index, and every index plus the trip's
   // strides, fits (a stride is at most the byte count plus one block).
   static bool narrow_indices(const Params& p) {
-    return p.N * p.row_bytes * (kBytesPerTrip + 2) < (int64_t{1} << 32) && p.N * p.K < (int64_t{1} << 32);
+    return p.N * p.row_bytes * (kBytesPerTrip + 2) < (int64_t{1} << 32) &&
+           p.N * p.K < (int64_t{1} << 32);
   }
 
   static nvh::LaunchShape shape(const Params& p, int multiprocessors) {
     const int64_t total = p.N * p.row_bytes;
     const int64_t blocks_needed = (total + kMaxBlockThreads - 1) / kMaxBlockThreads;
     // Enough blocks to fill the device several times over; the loop covers the rest.
-    // No branch coverage below: a GPU reports multiprocessors, the host executor none; gcov sees only the host.
-    const int64_t cap = int64_t{multiprocessors > 0 ? multiprocessors : 8} * 32;  // LCOV_EXCL_BR_LINE
+    // No branch coverage below: a GPU reports multiprocessors, the host executor none; gcov sees
+    // only the host.
+    const int64_t cap =
+        int64_t{multiprocessors > 0 ? multiprocessors : 8} * 32;  // LCOV_EXCL_BR_LINE
     nvh::LaunchShape s;
     s.block = {kMaxBlockThreads, 1, 1};
     s.grid = {static_cast<uint32_t>(blocks_needed < cap ? blocks_needed : cap), 1, 1};

@@ -33,7 +33,8 @@ struct DequantParams {
 
 template <int kValues>
 struct DequantChunk {
-  static_assert(kValues == 8 || kValues == 16 || kValues == 32, "one, two or four 32-bit words of codes");
+  static_assert(kValues == 8 || kValues == 16 || kValues == 32,
+                "one, two or four 32-bit words of codes");
   static constexpr uint32_t kMaxBlockThreads = 256;
   static constexpr uint32_t kMaxGridRows = 65535;  // CUDA's grid.y limit; rows beyond it loop
   static constexpr int kWords = kValues / 8;
@@ -79,8 +80,8 @@ struct DequantChunk {
     decode_e2m1x8(word, values);
     uint32_t pairs[4];
     for (int pair = 0; pair < 4; ++pair) {
-      pairs[pair] = nvh::pack_half2_rn(nvh::mul_rn(values[2 * pair], scale), nvh::mul_rn(values[2 * pair + 1], scale),
-                                       kKind);
+      pairs[pair] = nvh::pack_half2_rn(nvh::mul_rn(values[2 * pair], scale),
+                                       nvh::mul_rn(values[2 * pair + 1], scale), kKind);
     }
     nvh::store_u32x4(out, {pairs[0], pairs[1], pairs[2], pairs[3]});
   }
@@ -90,14 +91,15 @@ struct DequantChunk {
   template <nvh::HalfKind kKind>
   NVH_HD static void dequant_row_one_scale(const Params& p, int64_t row, int64_t k0, float scale,
                                            const uint32_t words[kWords]) {
-    for (int w = 0; w < kWords; ++w) store_eight<kKind>(p.scratch + row * p.K + k0 + 8 * w, words[w], scale);
+    for (int w = 0; w < kWords; ++w)
+      store_eight<kKind>(p.scratch + row * p.K + k0 + 8 * w, words[w], scale);
   }
 
   // One row's chunk for any even block_size: the scale cursor advances at
   // each block boundary inside the chunk.
   template <nvh::HalfKind kKind>
-  NVH_HD static void dequant_row(const Params& p, int64_t row, int64_t k0, ScaleCursor at, float global_scale,
-                                 const uint32_t words[kWords]) {
+  NVH_HD static void dequant_row(const Params& p, int64_t row, int64_t k0, ScaleCursor at,
+                                 float global_scale, const uint32_t words[kWords]) {
     const uint8_t* scale_row = p.scales + row * p.scale_cols;
     float scale = dequant_scale(nvh::load_u8(scale_row + at.block), global_scale);
     for (int w = 0; w < kWords; ++w) {
@@ -114,15 +116,18 @@ struct DequantChunk {
                                          nvh::mul_rn(values[2 * pair + 1], scale), kKind);
         --at.pairs_left;
       }
-      nvh::store_u32x4(p.scratch + row * p.K + k0 + 8 * w, {pairs[0], pairs[1], pairs[2], pairs[3]});
+      nvh::store_u32x4(p.scratch + row * p.K + k0 + 8 * w,
+                       {pairs[0], pairs[1], pairs[2], pairs[3]});
     }
   }
 
   template <nvh::HalfKind kKind, bool kOneScale, class Ctx>
   NVH_HD static void rows(Ctx& ctx, const Params& p, int64_t chunk) {
-    const float global_scale = nvh::load_generic_f32(p.global_scale);  // loaded once, kept in a register for every row
+    const float global_scale =
+        nvh::load_generic_f32(p.global_scale);  // loaded once, kept in a register for every row
     const int64_t k0 = chunk * kValues;
-    const ScaleCursor start = first_scale(static_cast<uint32_t>(k0), static_cast<uint32_t>(p.block_size));
+    const ScaleCursor start =
+        first_scale(static_cast<uint32_t>(k0), static_cast<uint32_t>(p.block_size));
     const int64_t stride = ctx.grid_dim().y;
     const uint8_t* codes = p.packed + chunk * (kValues / 2);
     for (int64_t row = ctx.block_idx().y; NVFP4_PROBE(row < p.N); row += kRowsPerThread * stride) {
@@ -138,7 +143,8 @@ struct DequantChunk {
         const int64_t n = row + r * stride;
         if (NVFP4_PROBE(n >= p.N)) break;
         if (kOneScale) {
-          dequant_row_one_scale<kKind>(p, n, k0, dequant_scale(scale_byte[r], global_scale), words[r]);
+          dequant_row_one_scale<kKind>(p, n, k0, dequant_scale(scale_byte[r], global_scale),
+                                       words[r]);
         } else {
           dequant_row<kKind>(p, n, k0, start, global_scale, words[r]);
         }

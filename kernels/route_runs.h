@@ -7,11 +7,17 @@
 
 namespace nvfp4 {
 
-void run_empty_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem, void* scratch);
-void run_gemv_mma_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem, void* scratch);
-void run_gemv_scalar_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem, void* scratch);
-void run_native_sm120_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem, void* scratch);
-void run_prefill_vec8_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem, void* scratch);
-void run_prefill_scalar_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem, void* scratch);
+void run_empty_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem,
+                     void* scratch);
+void run_gemv_mma_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem,
+                        void* scratch);
+void run_gemv_scalar_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem,
+                           void* scratch);
+void run_native_sm120_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem,
+                            void* scratch);
+void run_prefill_vec8_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem,
+                            void* scratch);
+void run_prefill_scalar_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem,
+                              void* scratch);
 
 }  // namespace nvfp4

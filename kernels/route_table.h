@@ -50,7 +50,8 @@ struct PredicateList {
   std::size_t size = 0;
 
   template <std::size_t N>
-  constexpr PredicateList(const RoutePredicate* const (&list)[N]) : items(list), size(N) {}  // NOLINT: implicit on purpose
+  constexpr PredicateList(const RoutePredicate* const (&list)[N])
+      : items(list), size(N) {}  // NOLINT: implicit on purpose
   constexpr PredicateList() = default;
   constexpr const RoutePredicate* const* begin() const { return items; }
   constexpr const RoutePredicate* const* end() const { return items + size; }
@@ -61,7 +62,8 @@ struct PredicateList {
 
 // How a route runs a described problem on a backend. `scratch` is the
 // prefill routes' dequant target (null for the others).
-using RouteRunner = void (*)(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem, void* scratch);
+using RouteRunner = void (*)(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem,
+                             void* scratch);
 
 struct RouteRow {
   Route route;

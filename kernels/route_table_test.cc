@@ -32,7 +32,8 @@ TEST(RouteTable, HoldsOneRowPerRouteInTheEnumsOrder) {
     route_row(Route::count_);
     FAIL() << "route_row(Route::count_) should throw";
   } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()), "route_row: route = " + std::to_string(kRouteCount) + ": no route has this value");
+    EXPECT_EQ(std::string(e.what()),
+              "route_row: route = " + std::to_string(kRouteCount) + ": no route has this value");
   }
 }
 
@@ -45,7 +46,9 @@ TEST(RouteTable, ReasonCodesAreTheDeclaredOnes) {
       {Route::gemv_mma, {"decode_mma"}},
       {Route::gemv_scalar, {"decode_k_not_multiple_of_128", "decode_sm_below_80"}},
       {Route::native_sm120, {"native_opted_in"}},
-      {Route::prefill_vec8, {"m_above_8", "decode_block_size_not_16", "decode_unaligned", "decode_k_not_multiple_of_32"}},
+      {Route::prefill_vec8,
+       {"m_above_8", "decode_block_size_not_16", "decode_unaligned",
+        "decode_k_not_multiple_of_32"}},
       {Route::prefill_scalar, {"odd_block_size", "k_not_multiple_of_8", "unaligned"}},
   };
   for (const RouteRow& row : route_table()) {
@@ -63,19 +66,23 @@ TEST(RouteTable, ListingNamesEveryRouteItsReasonsAndNeeds) {
     std::string line = std::string(row.name) + ":";
     for (const std::string& reason : reasons_of(row)) line += " " + reason;
     std::string needs = "\n  needs: ";
-    for (const RoutePredicate* need : row.needs) needs += std::string(need == *row.needs.begin() ? "" : "; ") + need->statement;
+    for (const RoutePredicate* need : row.needs)
+      needs += std::string(need == *row.needs.begin() ? "" : "; ") + need->statement;
     const std::size_t found = text.find(line + needs + "\n", at);
     ASSERT_NE(found, std::string::npos) << row.name << " in\n" << text;
     EXPECT_EQ(found == 0 || text[found - 1] == '\n', true) << text;
     at = found + line.size();
   }
-  EXPECT_NE(text.find("native_sm120: native_opted_in\n  needs: M > 0; N > 0; K > 0; sm 12.x; "
-                      "block-scaled FP4 matmul available; block_size == 16; K % 32 == 0; N % 32 == 0\n"
-                      "  opt-in; hardware-gated where the device lacks it\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("native_sm120: native_opted_in\n  needs: M > 0; N > 0; K > 0; sm 12.x; "
+                "block-scaled FP4 matmul available; block_size == 16; K % 32 == 0; N % 32 == 0\n"
+                "  opt-in; hardware-gated where the device lacks it\n"),
+      std::string::npos)
       << text;
-  EXPECT_NE(text.find("prefill_scalar: odd_block_size k_not_multiple_of_8 unaligned\n  needs: M > 0; N > 0; K > 0\n"
-                      "  dequantizes into a scratch, then a GEMM; forced onto every exact case it accepts (reason "
+  EXPECT_NE(text.find("prefill_scalar: odd_block_size k_not_multiple_of_8 unaligned\n  needs: M > "
+                      "0; N > 0; K > 0\n"
+                      "  dequantizes into a scratch, then a GEMM; forced onto every exact case it "
+                      "accepts (reason "
                       "forced)\n"),
             std::string::npos)
       << text;
@@ -143,7 +150,9 @@ bool comparison_meaning(const std::string& statement, Meaning* out) {
     if (op == ">") return x > n;
     return x == n;
   };
-  out->values = [=](const Problem& p, const Caps& c) { return var + " = " + std::to_string(variable(var, p, c)); };
+  out->values = [=](const Problem& p, const Caps& c) {
+    return var + " = " + std::to_string(variable(var, p, c));
+  };
   return true;
 }
 
@@ -156,11 +165,13 @@ Meaning write_meaning(const std::string& statement) {
       {"M, N or K == 0",
        {[](const Problem& p, const Caps&) { return p.M == 0 || p.N == 0 || p.K == 0; },
         [](const Problem& p, const Caps&) {
-          return "M = " + std::to_string(p.M) + ", N = " + std::to_string(p.N) + ", K = " + std::to_string(p.K);
+          return "M = " + std::to_string(p.M) + ", N = " + std::to_string(p.N) +
+                 ", K = " + std::to_string(p.K);
         }}},
       {"A and B 16-byte, weight_scale 4-byte aligned",
        {[](const Problem& p, const Caps&) {
-          return p.a_address_mod16 % 16 == 0 && p.b_address_mod16 % 16 == 0 && p.scales_address_mod4 % 4 == 0;
+          return p.a_address_mod16 % 16 == 0 && p.b_address_mod16 % 16 == 0 &&
+                 p.scales_address_mod4 % 4 == 0;
         },
         [](const Problem& p, const Caps&) {
           return "A % 16 = " + s(p.a_address_mod16) + ", B % 16 = " + s(p.b_address_mod16) +
@@ -170,18 +181,25 @@ Meaning write_meaning(const std::string& statement) {
        {[](const Problem&, const Caps& c) { return c.sm / 10 == 12; },
         [](const Problem&, const Caps& c) { return "sm = " + std::to_string(c.sm); }}},
       {"block-scaled FP4 matmul available",
-       {[](const Problem&, const Caps& c) { return c.native_fp4; }, [](const Problem&, const Caps&) { return ""; }}},
+       {[](const Problem&, const Caps& c) { return c.native_fp4; },
+        [](const Problem&, const Caps&) { return ""; }}},
       {"block_size even",
        {[](const Problem& p, const Caps&) { return p.block_size % 2 == 0; },
-        [](const Problem& p, const Caps&) { return "block_size = " + std::to_string(p.block_size); }}},
-      {"B 4-byte and scratch 16-byte aligned",
-       {[](const Problem& p, const Caps&) { return p.b_address_mod16 % 4 == 0 && p.scratch_address_mod16 % 16 == 0; },
         [](const Problem& p, const Caps&) {
-          return "B % 4 = " + s(p.b_address_mod16 % 4) + ", scratch % 16 = " + s(p.scratch_address_mod16);
+          return "block_size = " + std::to_string(p.block_size);
+        }}},
+      {"B 4-byte and scratch 16-byte aligned",
+       {[](const Problem& p, const Caps&) {
+          return p.b_address_mod16 % 4 == 0 && p.scratch_address_mod16 % 16 == 0;
+        },
+        [](const Problem& p, const Caps&) {
+          return "B % 4 = " + s(p.b_address_mod16 % 4) +
+                 ", scratch % 16 = " + s(p.scratch_address_mod16);
         }}},
   };
   const auto it = worded.find(statement);
-  if (it == worded.end()) throw std::invalid_argument("no meaning written for \"" + statement + "\"");
+  if (it == worded.end())
+    throw std::invalid_argument("no meaning written for \"" + statement + "\"");
   return it->second;
 }
 
@@ -196,11 +214,13 @@ const Meaning& meaning_of(const std::string& statement) {
 // "K % 128 == 0 (K = 96)", from the meaning's values.
 std::string expected_text(const RoutePredicate& pred, const Problem& p, const Caps& caps) {
   const std::string values = meaning_of(pred.statement).values(p, caps);
-  return values.empty() ? std::string(pred.statement) : std::string(pred.statement) + " (" + values + ")";
+  return values.empty() ? std::string(pred.statement)
+                        : std::string(pred.statement) + " (" + values + ")";
 }
 
 // The first predicate of `list` that fails by its meaning (not by `holds`).
-const RoutePredicate* first_failing_by_meaning(const PredicateList& list, const Problem& p, const Caps& caps) {
+const RoutePredicate* first_failing_by_meaning(const PredicateList& list, const Problem& p,
+                                               const Caps& caps) {
   for (const RoutePredicate* pred : list) {
     if (!meaning_of(pred->statement).holds(p, caps)) return pred;
   }
@@ -220,7 +240,8 @@ std::vector<std::string> split_clauses(const std::string& detail) {
 
 std::string needs_text(const RouteRow& row, const Problem& p, const Caps& caps) {
   std::string out;
-  for (const RoutePredicate* need : row.needs) out += (out.empty() ? "" : ", ") + expected_text(*need, p, caps);
+  for (const RoutePredicate* need : row.needs)
+    out += (out.empty() ? "" : ", ") + expected_text(*need, p, caps);
   return out + (row.needs.size == 1 ? " holds" : " hold");
 }
 
@@ -311,7 +332,8 @@ TEST(RouteTable, EveryRowsPredicatesAndReasonCodesAgreeWithTheExplanation) {
           const RoutePredicate* failing = first_failing_by_meaning(row.needs, p, caps);
           if (failing) {
             ASSERT_NE(row.route, c.route) << d.detail;
-            ASSERT_EQ(clause, std::string(row.name) + (row.opt_in ? " opted in but passed over: " : " passed over: ") +
+            ASSERT_EQ(clause, std::string(row.name) +
+                                  (row.opt_in ? " opted in but passed over: " : " passed over: ") +
                                   expected_text(*failing, p, caps) + " fails");
             continue;
           }
@@ -336,7 +358,8 @@ TEST(RouteTable, EveryRowsPredicatesAndReasonCodesAgreeWithTheExplanation) {
   }
   for (const RouteRow& row : route_table()) {
     for (const std::string& reason : reasons_of(row)) {
-      EXPECT_TRUE(reached.count({row.route, reason})) << row.name << " was never taken for " << reason;
+      EXPECT_TRUE(reached.count({row.route, reason}))
+          << row.name << " was never taken for " << reason;
     }
   }
 }
@@ -357,12 +380,15 @@ TEST(RouteTable, AForcedRouteIsExplainedByItsNeedsOrRefusedNamingTheFirstThatFai
       }
       try {
         select_route(p, caps, o);
-        FAIL() << "forcing " << row.name << " should be refused at " << expected_text(*failing, p, caps);
+        FAIL() << "forcing " << row.name << " should be refused at "
+               << expected_text(*failing, p, caps);
       } catch (const std::invalid_argument& e) {
         ASSERT_EQ(std::string(e.what()), "select_route: force_route = " + std::string(row.name) +
-                                             " refused: " + expected_text(*failing, p, caps) + " fails");
+                                             " refused: " + expected_text(*failing, p, caps) +
+                                             " fails");
       }
-      ASSERT_EQ(route_precondition_failure(row.route, p, caps), expected_text(*failing, p, caps) + " fails");
+      ASSERT_EQ(route_precondition_failure(row.route, p, caps),
+                expected_text(*failing, p, caps) + " fails");
     }
   }
 }

@@ -13,10 +13,14 @@ CaseSpec seed_case(DType t, int64_t bs, int64_t M, int64_t N, int64_t K, bool bi
 // x K aligned (K % 8 == 0: prefill_vec8) or not (prefill_scalar), N and K
 // between 128 and 5120, M > 8 so the prefill dequant runs.
 std::vector<CaseSpec> seed8() {
-  return {seed_case(DType::fp16, 16, 16, 256, 5120, true),  seed_case(DType::fp16, 16, 16, 5120, 130, false),
-          seed_case(DType::fp16, 32, 16, 1024, 2048, true), seed_case(DType::fp16, 32, 16, 128, 4100, false),
-          seed_case(DType::bf16, 16, 16, 2048, 512, false), seed_case(DType::bf16, 16, 16, 640, 1028, true),
-          seed_case(DType::bf16, 32, 16, 128, 4096, true),  seed_case(DType::bf16, 32, 16, 4096, 262, false)};
+  return {seed_case(DType::fp16, 16, 16, 256, 5120, true),
+          seed_case(DType::fp16, 16, 16, 5120, 130, false),
+          seed_case(DType::fp16, 32, 16, 1024, 2048, true),
+          seed_case(DType::fp16, 32, 16, 128, 4100, false),
+          seed_case(DType::bf16, 16, 16, 2048, 512, false),
+          seed_case(DType::bf16, 16, 16, 640, 1028, true),
+          seed_case(DType::bf16, 32, 16, 128, 4096, true),
+          seed_case(DType::bf16, 32, 16, 4096, 262, false)};
 }
 
 }  // namespace

@@ -65,8 +65,9 @@ struct Aim {
 struct Family {
   // A constructor rather than aggregate initialization, so families that
   // set no class targets need not name them.
-  Family(std::string name_, std::string aim_, std::vector<CaseSpec> examples_, rc::Gen<CaseSpec> random_,
-         std::vector<RouteTarget> targets_, std::vector<ClassTarget> class_targets_ = {})
+  Family(std::string name_, std::string aim_, std::vector<CaseSpec> examples_,
+         rc::Gen<CaseSpec> random_, std::vector<RouteTarget> targets_,
+         std::vector<ClassTarget> class_targets_ = {})
       : name(std::move(name_)),
         aim(std::move(aim_)),
         examples(std::move(examples_)),
@@ -79,7 +80,8 @@ struct Family {
   std::vector<CaseSpec> examples;  // boundary cases, run first
   rc::Gen<CaseSpec> random;        // random cases (shrink towards small shapes)
   std::vector<RouteTarget> targets;
-  std::vector<ClassTarget> class_targets;  // over examples and random cases; empty for most families
+  std::vector<ClassTarget>
+      class_targets;  // over examples and random cases; empty for most families
   // Named aims of the examples; when there are any, every example names one.
   std::vector<Aim> aims = {};
 };
@@ -106,7 +108,8 @@ std::string check_class_targets(const Family& family, const std::vector<ClassRun
 // "" when every aim that can be reached here is reached by each example it
 // names (and every example, in a family with aims, names one), else what
 // fell short. `examples`: the family's examples as they ran here.
-std::string check_aims(const Family& family, const std::vector<ExampleResult>& examples, const AimContext& context);
+std::string check_aims(const Family& family, const std::vector<ExampleResult>& examples,
+                       const AimContext& context);
 
 // The aims of a family this backend cannot reach, each "claim: why".
 std::vector<std::string> aims_unreachable_here(const Family& family, const AimContext& context);

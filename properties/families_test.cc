@@ -2,6 +2,8 @@
 // name), then its random cases through RapidCheck (shrinking to a minimal
 // failing shape, printing the case name and the RC_PARAMS reproduce string),
 // then the family's route targets.
+#include "properties/families.h"
+
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
@@ -13,7 +15,6 @@
 
 #include "harness/backend_fixture.h"
 #include "harness/route_record.h"
-#include "properties/families.h"
 #include "properties/verify_case.h"
 
 namespace nvfp4 {
@@ -52,12 +53,14 @@ TEST_P(FamilyProperties, BoundaryExamplesThenRandomCasesHold) {
     nvh::RecordContext context(f.name, spec.name());
     const CaseVerdict v = verify_case(*backend_, spec);
     // OK, or NOT_SUPPORTED for a route this backend is hardware-gated for.
-    EXPECT_TRUE(ran_or_gated(v, here)) << spec.name() << ": " << outcome_name(v.outcome) << ": " << v.detail;
+    EXPECT_TRUE(ran_or_gated(v, here))
+        << spec.name() << ": " << outcome_name(v.outcome) << ": " << v.detail;
     if (v.outcome == Outcome::ok) class_runs.push_back({spec.value_class, v.routes_run});
     results.push_back({spec, v});
   }
   EXPECT_EQ(check_aims(f, results, here), "");
-  for (const std::string& why : aims_unreachable_here(f, here)) std::cout << "  aim not reachable here: " << why << "\n";
+  for (const std::string& why : aims_unreachable_here(f, here))
+    std::cout << "  aim not reachable here: " << why << "\n";
 
   std::vector<Route> taken;
   const bool held = rc::check(f.name + " on " + GetParam().backend, [&] {
@@ -76,19 +79,23 @@ TEST_P(FamilyProperties, BoundaryExamplesThenRandomCasesHold) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, FamilyProperties, ::testing::ValuesIn(params()),
-                         [](const auto& info) { return info.param.family + "_" + info.param.backend; });
+                         [](const auto& info) {
+                           return info.param.family + "_" + info.param.backend;
+                         });
 
 // A case's name is its identity (manifest key, filter): unique in its family,
 // and every aim names examples the family has.
 TEST(FamilyDefinitions, ExampleNamesAreUniqueAndEveryAimNamesExamples) {
   for (const Family& f : all_families()) {
     std::set<std::string> names;
-    for (const CaseSpec& s : f.examples) EXPECT_TRUE(names.insert(s.name()).second) << f.name << ": " << s.name() << " twice";
+    for (const CaseSpec& s : f.examples)
+      EXPECT_TRUE(names.insert(s.name()).second) << f.name << ": " << s.name() << " twice";
     std::set<std::string> named;
     for (const Aim& a : f.aims) {
       EXPECT_FALSE(a.cases.empty()) << f.name << ": " << a.claim;
       for (const std::string& c : a.cases) {
-        EXPECT_TRUE(names.count(c)) << f.name << ": aim \"" << a.claim << "\" names " << c << ", not an example";
+        EXPECT_TRUE(names.count(c))
+            << f.name << ": aim \"" << a.claim << "\" names " << c << ", not an example";
         named.insert(c);
       }
     }
@@ -108,7 +115,8 @@ TEST(FamilyDefinitions, CheckAimsReportsMissedAndUnrunExamples) {
   const AimContext host;
   EXPECT_NE(check_aims(f, {}, host).find("did not run"), std::string::npos);
   std::vector<ExampleResult> wrong;
-  for (const CaseSpec& s : f.examples) wrong.push_back({s, CaseVerdict{}});  // OK on route empty, no reason
+  for (const CaseSpec& s : f.examples)
+    wrong.push_back({s, CaseVerdict{}});  // OK on route empty, no reason
   const std::string problems = check_aims(f, wrong, host);
   for (const Aim& a : f.aims) EXPECT_NE(problems.find(a.claim), std::string::npos) << problems;
 }
@@ -127,10 +135,13 @@ TEST(CaseSpecOffsets, EveryOperandLandsAtItsOffsetAndIsNamed) {
   s.scratch_offset = 14;
   const CaseRun run = run_case(*host, s, make_inputs(s));
   const AddressClasses& a = run.addresses;
-  EXPECT_EQ(std::vector<uint32_t>({a.A, a.B, a.weight_scale, a.weight_scale_2, a.bias, a.Y, a.scratch}),
-            std::vector<uint32_t>({2, 3, 5, 12, 6, 10, 14}));
+  EXPECT_EQ(
+      std::vector<uint32_t>({a.A, a.B, a.weight_scale, a.weight_scale_2, a.bias, a.Y, a.scratch}),
+      std::vector<uint32_t>({2, 3, 5, 12, 6, 10, 14}));
   EXPECT_EQ(run.damaged_guard_bytes, 0u);
-  EXPECT_EQ(s.name(), "fp16_M9_N16_K100_bs16_bias_offA2_offB3_offS14_offScale5_offGlobal12_offBias6_offY10_s1");
+  EXPECT_EQ(
+      s.name(),
+      "fp16_M9_N16_K100_bs16_bias_offA2_offB3_offS14_offScale5_offGlobal12_offBias6_offY10_s1");
   Caps sm120;
   sm120.sm = 120;
   sm120.native_fp4 = true;

@@ -19,7 +19,9 @@ namespace {
 // The gate judges which routes, reasons and families launched, not sizes:
 // examples sized to cross a kernel's grid cap (more than 2^18 elements in an
 // operand) add no route or reason and would cost most of this test's time.
-bool cap_sized(const CaseSpec& s) { return std::max({s.M * s.K, s.N * s.K, s.M * s.N}) > (int64_t{1} << 18); }
+bool cap_sized(const CaseSpec& s) {
+  return std::max({s.M * s.K, s.N * s.K, s.M * s.N}) > (int64_t{1} << 18);
+}
 
 std::vector<nvh::LaunchRecord> family_launches(nvh::Backend& backend) {
   nvh::RouteRecorder::global().clear();
@@ -33,7 +35,8 @@ std::vector<nvh::LaunchRecord> family_launches(nvh::Backend& backend) {
     for (const CaseSpec& spec : cases) {
       nvh::RecordContext context(f.name, spec.name());
       const CaseVerdict v = verify_case(backend, spec);
-      EXPECT_TRUE(ran_or_gated(v, here)) << spec.name() << ": " << outcome_name(v.outcome) << ": " << v.detail;
+      EXPECT_TRUE(ran_or_gated(v, here))
+          << spec.name() << ": " << outcome_name(v.outcome) << ": " << v.detail;
     }
   }
   return nvh::RouteRecorder::global().records();

@@ -26,20 +26,23 @@ ref::Half ref_half(DType t) { return t == DType::fp16 ? ref::Half::fp16 : ref::H
 // Seeds the generator from everything that names the case, so two cases that
 // differ only in shape still get unrelated data.
 std::mt19937_64 rng_for(const CaseSpec& s) {
-  std::seed_seq seq{static_cast<uint64_t>(s.seed), static_cast<uint64_t>(s.M), static_cast<uint64_t>(s.N),
-                    static_cast<uint64_t>(s.K), static_cast<uint64_t>(s.block_size),
-                    static_cast<uint64_t>(s.dtype), static_cast<uint64_t>(s.exact)};
+  std::seed_seq seq{static_cast<uint64_t>(s.seed),       static_cast<uint64_t>(s.M),
+                    static_cast<uint64_t>(s.N),          static_cast<uint64_t>(s.K),
+                    static_cast<uint64_t>(s.block_size), static_cast<uint64_t>(s.dtype),
+                    static_cast<uint64_t>(s.exact)};
   return std::mt19937_64(seq);
 }
 
-std::vector<uint16_t> random_halves(std::mt19937_64& rng, int64_t count, double lo, double hi, ref::Half kind) {
+std::vector<uint16_t> random_halves(std::mt19937_64& rng, int64_t count, double lo, double hi,
+                                    ref::Half kind) {
   std::uniform_real_distribution<double> u(lo, hi);
   std::vector<uint16_t> out(static_cast<std::size_t>(count));
   for (auto& v : out) v = ref::round_to_half(u(rng), kind);
   return out;
 }
 
-std::vector<uint16_t> random_integers(std::mt19937_64& rng, int64_t count, int lo, int hi, ref::Half kind) {
+std::vector<uint16_t> random_integers(std::mt19937_64& rng, int64_t count, int lo, int hi,
+                                      ref::Half kind) {
   std::uniform_int_distribution<int> u(lo, hi);
   std::vector<uint16_t> out(static_cast<std::size_t>(count));
   for (auto& v : out) v = ref::round_to_half(u(rng), kind);
@@ -88,12 +91,14 @@ double output_ulp(double x, DType t) {
   return std::ldexp(1.0, e - mantissa_bits);
 }
 
-std::string at(int64_t m, int64_t n) { return "Y[" + std::to_string(m) + "," + std::to_string(n) + "]"; }
+std::string at(int64_t m, int64_t n) {
+  return "Y[" + std::to_string(m) + "," + std::to_string(n) + "]";
+}
 
 }  // namespace
 
-CaseSpec make_case(std::string family, int64_t M, int64_t N, int64_t K, int64_t block_size, DType dtype, bool bias,
-                   bool exact, uint64_t seed) {
+CaseSpec make_case(std::string family, int64_t M, int64_t N, int64_t K, int64_t block_size,
+                   DType dtype, bool bias, bool exact, uint64_t seed) {
   CaseSpec s;
   s.family = std::move(family);
   s.M = M;
@@ -121,7 +126,8 @@ std::string CaseSpec::name() const {
   if (y_offset) o << "_offY" << y_offset;
   if (options.force_route) o << "_force-" << route_name(*options.force_route);
   if (options.native_opt_in) o << "_native";
-  if (options.simulated_caps) o << "_sm" << options.simulated_caps->sm << (options.simulated_caps->native_fp4 ? "_fp4" : "");
+  if (options.simulated_caps)
+    o << "_sm" << options.simulated_caps->sm << (options.simulated_caps->native_fp4 ? "_fp4" : "");
   if (value_class != ValueClass::none) o << "_v-" << value_class_name(value_class);
   o << "_s" << seed;
   return o.str();
@@ -138,14 +144,16 @@ class NameScanner {
   explicit NameScanner(const std::string& name) : name_(name) {}
 
   [[noreturn]] void fail(const std::string& what) const {
-    throw std::invalid_argument("parse_case_name: name = " + name_ + ": at \"" + name_.substr(pos_) + "\": " + what);
+    throw std::invalid_argument("parse_case_name: name = " + name_ + ": at \"" +
+                                name_.substr(pos_) + "\": " + what);
   }
   bool at_end() const { return pos_ == name_.size(); }
   // Consumes `prefix` when the rest starts with it and, if `digit_next`, a digit follows it.
   bool take(const std::string& prefix, bool digit_next = false) {
     if (name_.compare(pos_, prefix.size(), prefix) != 0) return false;
     const std::size_t after = pos_ + prefix.size();
-    if (digit_next && (after >= name_.size() || name_[after] < '0' || name_[after] > '9')) return false;
+    if (digit_next && (after >= name_.size() || name_[after] < '0' || name_[after] > '9'))
+      return false;
     pos_ = after;
     return true;
   }
@@ -227,7 +235,8 @@ CaseSpec parse_case_name(const std::string& name) {
   if (in.take("_offGlobal", true)) s.scale2_offset = in.offset("weight_scale_2's offset");
   if (in.take("_offBias", true)) s.bias_offset = in.offset("bias's offset");
   if (in.take("_offY", true)) s.y_offset = in.offset("Y's offset");
-  if (in.take("_force-")) s.options.force_route = *parse_route(in.one_of(route_names(), "a route name after _force-"));
+  if (in.take("_force-"))
+    s.options.force_route = *parse_route(in.one_of(route_names(), "a route name after _force-"));
   s.options.native_opt_in = in.take("_native");
   if (in.take("_sm", true)) {
     Caps caps;
@@ -235,7 +244,8 @@ CaseSpec parse_case_name(const std::string& name) {
     caps.native_fp4 = in.take("_fp4");
     s.options.simulated_caps = caps;
   }
-  if (in.take("_v-")) s.value_class = *parse_value_class(in.one_of(value_class_names(), "a value class after _v-"));
+  if (in.take("_v-"))
+    s.value_class = *parse_value_class(in.one_of(value_class_names(), "a value class after _v-"));
   in.expect("_s", "the seed, last");
   s.seed = in.number<uint64_t>("the seed");
   if (!in.at_end()) in.fail("unexpected text after the seed (or a field out of name()'s order)");
@@ -254,7 +264,8 @@ void ensure_nonzero(CaseInputs& in, ref::Half kind) {
   if (!in.W.packed.empty() && (in.W.packed[0] & 0x7) == 0) {
     in.W.packed[0] = static_cast<uint8_t>((in.W.packed[0] & 0xF0) | 0x2);  // code 2 = +1.0
   }
-  if (!in.W.scales.empty() && (in.W.scales[0] & 0x7F) == 0) in.W.scales[0] = ref::float_to_e4m3(1.0f);
+  if (!in.W.scales.empty() && (in.W.scales[0] & 0x7F) == 0)
+    in.W.scales[0] = ref::float_to_e4m3(1.0f);
 }
 
 CaseInputs make_inputs(const CaseSpec& s) {
@@ -278,8 +289,10 @@ CaseInputs make_inputs(const CaseSpec& s) {
 CaseRun run_case(nvh::Backend& backend, const CaseSpec& s, const CaseInputs& in) {
   const std::size_t a_bytes = in.A.size() * 2, y_bytes = static_cast<std::size_t>(s.M * s.N) * 2;
   const std::size_t scratch_bytes = static_cast<std::size_t>(s.N * s.K) * 2;
-  nvh::GuardedBuffer A(backend, a_bytes, s.a_offset, "A"), B(backend, in.W.packed.size(), s.b_offset, "B");
-  nvh::GuardedBuffer Y(backend, y_bytes, s.y_offset, "Y"), scratch(backend, scratch_bytes, s.scratch_offset, "scratch");
+  nvh::GuardedBuffer A(backend, a_bytes, s.a_offset, "A"),
+      B(backend, in.W.packed.size(), s.b_offset, "B");
+  nvh::GuardedBuffer Y(backend, y_bytes, s.y_offset, "Y"),
+      scratch(backend, scratch_bytes, s.scratch_offset, "scratch");
   nvh::GuardedBuffer scales(backend, in.W.scales.size(), s.scales_offset, "weight_scale"),
       g(backend, sizeof(float), s.scale2_offset, "weight_scale_2");
   nvh::GuardedBuffer bias(backend, in.bias.size() * 2, s.bias_offset, "bias");
@@ -305,21 +318,27 @@ CaseRun run_case(nvh::Backend& backend, const CaseSpec& s, const CaseInputs& in)
   args.block_size = s.block_size;
 
   CaseRun run;
-  const auto mod16 = [](const void* p) { return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p) % 16); };
-  run.addresses = {mod16(A.data()),  mod16(B.data()), mod16(scales.data()), mod16(g.data()),
+  const auto mod16 = [](const void* p) {
+    return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p) % 16);
+  };
+  run.addresses = {mod16(A.data()),    mod16(B.data()), mod16(scales.data()), mod16(g.data()),
                    mod16(bias.data()), mod16(Y.data()), mod16(scratch.data())};
   run.decision = run_matmul(backend, args, s.options);
-  // run_matmul explains nothing (the launch path builds no text); a case's verdict quotes the explanation.
-  run.decision.detail = explain_route(describe_problem(args), device_caps(backend), s.options).detail;
+  // run_matmul explains nothing (the launch path builds no text); a case's verdict quotes the
+  // explanation.
+  run.decision.detail =
+      explain_route(describe_problem(args), device_caps(backend), s.options).detail;
   backend.synchronize();
   run.Y = Y.download_as<uint16_t>(static_cast<std::size_t>(s.M * s.N));
   if (route_row(run.decision.route).needs_scratch) {
     run.scratch = scratch.download_as<uint16_t>(static_cast<std::size_t>(s.N * s.K));
   }
-  run.damaged_guard_bytes = A.damaged_guard_bytes() + B.damaged_guard_bytes() + Y.damaged_guard_bytes() +
-                            scratch.damaged_guard_bytes() + scales.damaged_guard_bytes() + g.damaged_guard_bytes() +
+  run.damaged_guard_bytes = A.damaged_guard_bytes() + B.damaged_guard_bytes() +
+                            Y.damaged_guard_bytes() + scratch.damaged_guard_bytes() +
+                            scales.damaged_guard_bytes() + g.damaged_guard_bytes() +
                             bias.damaged_guard_bytes();
-  run.y_sha256 = nvh::tensor_sha256(dtype_name(s.dtype), {s.M, s.N}, run.Y.data(), run.Y.size() * 2);
+  run.y_sha256 =
+      nvh::tensor_sha256(dtype_name(s.dtype), {s.M, s.N}, run.Y.data(), run.Y.size() * 2);
   return run;
 }
 
@@ -332,7 +351,8 @@ Oracle make_oracle(const CaseSpec& s, const CaseInputs& in) {
   o.y_rounded = ref::round_output(o.y64, kind);
   // Every case: check_output_bound needs each element's outcome (NaN,
   // infinities and exact sums must have the reference's bits in any mode).
-  const ref::ExactnessReport r = ref::analyze_exactness(in.A.data(), o.W.data(), bias, s.M, s.N, s.K, kind);
+  const ref::ExactnessReport r =
+      ref::analyze_exactness(in.A.data(), o.W.data(), bias, s.M, s.N, s.K, kind);
   o.exact = r.exact;
   o.exact_why = r.why;
   o.outcomes = r.outcomes;
@@ -341,15 +361,17 @@ Oracle make_oracle(const CaseSpec& s, const CaseInputs& in) {
 
 std::string check_scratch(const CaseRun& run, const Oracle& o) {
   if (run.scratch.empty()) return "";
-  if (run.scratch.size() != o.W.size()) return "scratch has " + std::to_string(run.scratch.size()) + " elements, reference " + std::to_string(o.W.size());
+  if (run.scratch.size() != o.W.size())
+    return "scratch has " + std::to_string(run.scratch.size()) + " elements, reference " +
+           std::to_string(o.W.size());
   if (std::memcmp(run.scratch.data(), o.W.data(), o.W.size() * 2) == 0) return "";
   std::size_t mismatches = 0, first = 0;
   for (std::size_t i = 0; i < o.W.size(); ++i) {
     if (run.scratch[i] != o.W[i] && mismatches++ == 0) first = i;
   }
   std::ostringstream msg;
-  msg << mismatches << " scratch elements differ from the reference dequant; first at flat index " << first
-      << ": got 0x" << std::hex << run.scratch[first] << ", expected 0x" << o.W[first];
+  msg << mismatches << " scratch elements differ from the reference dequant; first at flat index "
+      << first << ": got 0x" << std::hex << run.scratch[first] << ", expected 0x" << o.W[first];
   return msg.str();
 }
 
@@ -360,15 +382,19 @@ bool is_nan_half(uint16_t bits, DType t) {
   return (bits & exp_mask) == exp_mask && (bits & ~exp_mask & 0x7FFF) != 0;
 }
 
-bool is_inf_half(uint16_t bits, DType t) { return (bits & 0x7FFF) == (t == DType::fp16 ? 0x7C00 : 0x7F80); }
+bool is_inf_half(uint16_t bits, DType t) {
+  return (bits & 0x7FFF) == (t == DType::fp16 ? 0x7C00 : 0x7F80);
+}
 
 // The magnitude from which a value rounds to infinity in the dtype: the
 // largest finite value plus half its ulp.
 double overflow_threshold(DType t) { return t == DType::fp16 ? 65520.0 : 0x1.FFp127; }
 
-std::string element_mismatch(int64_t m, int64_t n, uint16_t got, uint16_t want, const std::string& why) {
+std::string element_mismatch(int64_t m, int64_t n, uint16_t got, uint16_t want,
+                             const std::string& why) {
   std::ostringstream msg;
-  msg << at(m, n) << " = 0x" << std::hex << got << ", expected 0x" << want << std::dec << ": " << why;
+  msg << at(m, n) << " = 0x" << std::hex << got << ", expected 0x" << want << std::dec << ": "
+      << why;
   return msg.str();
 }
 
@@ -384,12 +410,13 @@ std::string element_mismatch(int64_t m, int64_t n, uint16_t got, uint16_t want, 
 //     (shift 7, DESIGN.md "Special values"), so its spacing counts 2^7 times more.
 // The weights are the contract's on every route, so no term for them.
 // An infinite output passes where y64 plus the bound reaches the overflow threshold.
-std::string check_rounded_element(const CaseSpec& s, const CaseInputs& in, const Oracle& o, int64_t m, int64_t n,
-                                  uint16_t bits, int shift) {
+std::string check_rounded_element(const CaseSpec& s, const CaseInputs& in, const Oracle& o,
+                                  int64_t m, int64_t n, uint16_t bits, int shift) {
   const ref::Half kind = ref_half(s.dtype);
   double S = in.bias.empty() ? 0.0 : std::fabs(ref::half_to_double(in.bias[n], kind));
   for (int64_t k = 0; k < s.K; ++k) {
-    S += std::fabs(ref::half_to_double(in.A[m * s.K + k], kind) * ref::half_to_double(o.W[n * s.K + k], kind));
+    S += std::fabs(ref::half_to_double(in.A[m * s.K + k], kind) *
+                   ref::half_to_double(o.W[n * s.K + k], kind));
   }
   const double ref_y = o.y64[m * s.N + n];
   const double bound = output_ulp(std::fabs(ref_y), s.dtype) + (s.K + 2) * std::ldexp(S, -23) +
@@ -403,14 +430,16 @@ std::string check_rounded_element(const CaseSpec& s, const CaseInputs& in, const
                          : overflow_threshold(s.dtype) + std::fabs(ref_y);
   if (err <= bound) return "";  // false for NaN: a NaN is never within a bound
   std::ostringstream msg;
-  msg << at(m, n) << " = " << ref::half_to_double(bits, kind) << " (0x" << std::hex << bits << std::dec
-      << "), fp64 reference " << ref_y << ": error " << err << " exceeds the bound " << bound;
+  msg << at(m, n) << " = " << ref::half_to_double(bits, kind) << " (0x" << std::hex << bits
+      << std::dec << "), fp64 reference " << ref_y << ": error " << err << " exceeds the bound "
+      << bound;
   return msg.str();
 }
 
 }  // namespace
 
-std::string check_output_bound(const CaseSpec& s, const CaseInputs& in, const CaseRun& run, const Oracle& o) {
+std::string check_output_bound(const CaseSpec& s, const CaseInputs& in, const CaseRun& run,
+                               const Oracle& o) {
   const int shift = run.decision.route == Route::gemv_mma && s.dtype == DType::bf16 ? 7 : 0;
   for (int64_t m = 0; m < s.M; ++m) {
     for (int64_t n = 0; n < s.N; ++n) {
@@ -423,12 +452,15 @@ std::string check_output_bound(const CaseSpec& s, const CaseInputs& in, const Ca
       if (ref::outcome_is_determined(outcome)) {
         if (bits != o.y_rounded[i]) {
           return element_mismatch(m, n, bits, o.y_rounded[i],
-                                  std::string("the sum's outcome is ") + ref::sum_outcome_name(outcome) +
+                                  std::string("the sum's outcome is ") +
+                                      ref::sum_outcome_name(outcome) +
                                       " in every order, so every route has the reference's bits");
         }
         continue;
       }
-      if (outcome == ref::SumOutcome::overflow && (is_nan_half(bits, s.dtype) || is_inf_half(bits, s.dtype))) continue;
+      if (outcome == ref::SumOutcome::overflow &&
+          (is_nan_half(bits, s.dtype) || is_inf_half(bits, s.dtype)))
+        continue;
       if (std::string e = check_rounded_element(s, in, o, m, n, bits, shift); !e.empty()) return e;
     }
   }
@@ -444,17 +476,19 @@ std::string check_output_exact(const CaseRun& run, const Oracle& o) {
   for (std::size_t i = 0; i < run.Y.size(); ++i) {
     if (run.Y[i] != o.y_rounded[i]) {
       std::ostringstream msg;
-      msg << "output element " << i << " is 0x" << std::hex << run.Y[i] << ", the rounded exact sum is 0x"
-          << o.y_rounded[i];
+      msg << "output element " << i << " is 0x" << std::hex << run.Y[i]
+          << ", the rounded exact sum is 0x" << o.y_rounded[i];
       return msg.str();
     }
   }
-  return "output has " + std::to_string(run.Y.size()) + " elements, reference " + std::to_string(o.y_rounded.size());
+  return "output has " + std::to_string(run.Y.size()) + " elements, reference " +
+         std::to_string(o.y_rounded.size());
 }
 
 std::string check_guards(const CaseRun& run) {
   if (run.damaged_guard_bytes == 0) return "";
-  return std::to_string(run.damaged_guard_bytes) + " guard bytes around the buffers were overwritten";
+  return std::to_string(run.damaged_guard_bytes) +
+         " guard bytes around the buffers were overwritten";
 }
 
 // Whether weight_scale_2 alone makes every weight zero: it is +-0, or so
@@ -462,11 +496,13 @@ std::string check_guards(const CaseRun& run) {
 // to zero in the dtype (a value class, DESIGN.md "Special values").
 bool g_zeroes_every_weight(float g, DType t) {
   const uint8_t six = 0x7, max_scale = 0x7E;  // E2M1 6.0, E4M3 448
-  const uint16_t w = ref::dequantize_element(six, ref::scale_product(max_scale, std::fabs(g)), ref_half(t));
+  const uint16_t w =
+      ref::dequantize_element(six, ref::scale_product(max_scale, std::fabs(g)), ref_half(t));
   return (w & 0x7FFF) == 0;
 }
 
-std::string check_nonzero(const CaseSpec& s, const CaseInputs& in, const CaseRun& run, const Oracle& o) {
+std::string check_nonzero(const CaseSpec& s, const CaseInputs& in, const CaseRun& run,
+                          const Oracle& o) {
   if (s.M == 0 || s.N == 0 || s.K == 0) return "";
   const auto any = [](const auto& v, auto pred) { return std::any_of(v.begin(), v.end(), pred); };
   const auto nonzero_half = [](uint16_t b) { return (b & 0x7FFF) != 0; };
@@ -474,10 +510,13 @@ std::string check_nonzero(const CaseSpec& s, const CaseInputs& in, const CaseRun
   // Zero weights are a proof of nothing unless weight_scale_2 is what made
   // them zero; the codes and scales themselves must not be all zero.
   if (!any(in.W.packed, [](uint8_t b) { return (b & 0x77) != 0; })) return "B's codes are all zero";
-  if (!any(in.W.scales, [](uint8_t b) { return (b & 0x7F) != 0; })) return "weight_scale is all zero";
-  if (!any(o.W, nonzero_half) && !g_zeroes_every_weight(in.W.global_scale, s.dtype)) return "W is all zero";
+  if (!any(in.W.scales, [](uint8_t b) { return (b & 0x7F) != 0; }))
+    return "weight_scale is all zero";
+  if (!any(o.W, nonzero_half) && !g_zeroes_every_weight(in.W.global_scale, s.dtype))
+    return "W is all zero";
   // A zero output is only right where the exact answer is zero everywhere too.
-  if (!any(run.Y, nonzero_half) && any(o.y64, [](double y) { return y != 0.0; })) return "Y is all zero";
+  if (!any(run.Y, nonzero_half) && any(o.y64, [](double y) { return y != 0.0; }))
+    return "Y is all zero";
   return "";
 }
 

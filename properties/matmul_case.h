@@ -50,8 +50,8 @@ struct CaseSpec {
 CaseSpec parse_case_name(const std::string& name);
 
 // A case by its shape and data; options and offsets at their defaults.
-CaseSpec make_case(std::string family, int64_t M, int64_t N, int64_t K, int64_t block_size, DType dtype, bool bias,
-                   bool exact = false, uint64_t seed = 1);
+CaseSpec make_case(std::string family, int64_t M, int64_t N, int64_t K, int64_t block_size,
+                   DType dtype, bool bias, bool exact = false, uint64_t seed = 1);
 
 struct CaseInputs {
   std::vector<uint16_t> A;     // [M, K]
@@ -75,7 +75,7 @@ struct CaseRun {
   std::vector<uint16_t> Y;        // [M, N]
   std::vector<uint16_t> scratch;  // [N, K] for the prefill routes, else empty
   std::size_t damaged_guard_bytes = 0;
-  std::string y_sha256;           // tensor digest of Y (dtype, shape, bytes)
+  std::string y_sha256;  // tensor digest of Y (dtype, shape, bytes)
 };
 
 // Uploads the inputs, runs the operator once, downloads Y (and the scratch).
@@ -87,7 +87,7 @@ struct Oracle {
   std::vector<uint16_t> W;  // reference dequant [N, K]
   std::vector<double> y64;  // reference fp64 output (with W)
   std::vector<uint16_t> y_rounded;
-  bool exact = false;       // analyze_exactness on (A, W, bias); exact-mode cases only
+  bool exact = false;  // analyze_exactness on (A, W, bias); exact-mode cases only
   std::string exact_why;
   std::vector<ref::SumOutcome> outcomes;  // each element's order-independent outcome, [M, N]
 };
@@ -105,6 +105,7 @@ std::string check_output_exact(const CaseRun& run, const Oracle& oracle);
 std::string check_guards(const CaseRun& run);
 // Inputs must not be all zero (a zero comparison proves nothing), nor the
 // output where the reference is not.
-std::string check_nonzero(const CaseSpec& spec, const CaseInputs& inputs, const CaseRun& run, const Oracle& oracle);
+std::string check_nonzero(const CaseSpec& spec, const CaseInputs& inputs, const CaseRun& run,
+                          const Oracle& oracle);
 
 }  // namespace nvfp4

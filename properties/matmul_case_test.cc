@@ -27,8 +27,9 @@ struct Made {
   CaseRun run;
 };
 
-Made make(DType t, int64_t M, int64_t N, int64_t K, std::vector<uint16_t> A, const std::vector<uint8_t>& codes,
-          std::vector<uint8_t> scales, float g, Route route = Route::prefill_vec8) {
+Made make(DType t, int64_t M, int64_t N, int64_t K, std::vector<uint16_t> A,
+          const std::vector<uint8_t>& codes, std::vector<uint8_t> scales, float g,
+          Route route = Route::prefill_vec8) {
   Made m;
   m.spec = make_case("adhoc", M, N, K, 16, t, false);
   m.in.A = std::move(A);
@@ -64,9 +65,11 @@ TEST(CheckOutputBound, TheReferenceOutputPasses) {
   const Made m = special_case();
   using ref::SumOutcome;
   EXPECT_EQ(m.oracle.outcomes,
-            (std::vector<SumOutcome>{SumOutcome::pos_inf, SumOutcome::nan, SumOutcome::nan, SumOutcome::pos_inf,
-                                     SumOutcome::exact, SumOutcome::nan, SumOutcome::exact, SumOutcome::rounded}));
-  EXPECT_EQ(m.oracle.y_rounded, (std::vector<uint16_t>{kInf, 0x7FFF, 0x7FFF, kInf, 0x640E, 0x7FFF, 0x640D, kInf}));
+            (std::vector<SumOutcome>{SumOutcome::pos_inf, SumOutcome::nan, SumOutcome::nan,
+                                     SumOutcome::pos_inf, SumOutcome::exact, SumOutcome::nan,
+                                     SumOutcome::exact, SumOutcome::rounded}));
+  EXPECT_EQ(m.oracle.y_rounded,
+            (std::vector<uint16_t>{kInf, 0x7FFF, 0x7FFF, kInf, 0x640E, 0x7FFF, 0x640D, kInf}));
   EXPECT_EQ(check_output_bound(m.spec, m.in, m.run, m.oracle), "");
 }
 
@@ -81,7 +84,8 @@ TEST(CheckOutputBound, DeterminedOutcomesNeedTheReferenceBits) {
   Made m = special_case();
   m.run.Y[3] = 0x7BFF;  // +inf in every order, not the largest finite value
   EXPECT_EQ(check_output_bound(m.spec, m.in, m.run, m.oracle),
-            "Y[0,3] = 0x7bff, expected 0x7c00: the sum's outcome is +inf in every order, so every route has the "
+            "Y[0,3] = 0x7bff, expected 0x7c00: the sum's outcome is +inf in every order, so every "
+            "route has the "
             "reference's bits");
   m = special_case();
   m.run.Y[2] = kInf;  // inf * 0 is NaN
@@ -89,7 +93,8 @@ TEST(CheckOutputBound, DeterminedOutcomesNeedTheReferenceBits) {
   m = special_case();
   m.run.Y[6] = 0x640C;  // an exact element one ulp off: within the bound, but not its bits
   EXPECT_EQ(check_output_bound(m.spec, m.in, m.run, m.oracle),
-            "Y[1,2] = 0x640c, expected 0x640d: the sum's outcome is exact in every order, so every route has the "
+            "Y[1,2] = 0x640c, expected 0x640d: the sum's outcome is exact in every order, so every "
+            "route has the "
             "reference's bits");
 }
 
@@ -109,7 +114,8 @@ TEST(CheckOutputBound, RoundedElementsGetTheBoundAndInfinityWhereItReaches) {
 // "overflow" and a route may write a finite value, an infinity or NaN.
 TEST(CheckOutputBound, OverflowingSumsAcceptInfinityAndNaN) {
   const uint16_t big = ref::round_to_half(0x1p120, ref::Half::bf16);
-  Made m = make(DType::bf16, 1, 1, 16, std::vector<uint16_t>(16, big), std::vector<uint8_t>(16, 0x7), {0x7E}, 1.0f);
+  Made m = make(DType::bf16, 1, 1, 16, std::vector<uint16_t>(16, big),
+                std::vector<uint8_t>(16, 0x7), {0x7E}, 1.0f);
   EXPECT_EQ(m.oracle.outcomes, std::vector<ref::SumOutcome>{ref::SumOutcome::overflow});
   for (uint16_t y : {uint16_t{0x7F80}, uint16_t{0xFF80}, uint16_t{0x7FFF}}) {
     m.run.Y[0] = y;
@@ -126,10 +132,12 @@ TEST(CheckNonzero, ZeroWeightsOnlyWhereWeightScale2ExplainsThem) {
     const Made m = make(DType::fp16, 1, 1, 16, A, std::vector<uint8_t>(16, 0x2), {0x38}, g);
     EXPECT_EQ(check_nonzero(m.spec, m.in, m.run, m.oracle), "") << g;
   }
-  const Made zero_scales = make(DType::fp16, 1, 1, 16, A, std::vector<uint8_t>(16, 0x2), {0x00}, 1.0f);
+  const Made zero_scales =
+      make(DType::fp16, 1, 1, 16, A, std::vector<uint8_t>(16, 0x2), {0x00}, 1.0f);
   EXPECT_EQ(check_nonzero(zero_scales.spec, zero_scales.in, zero_scales.run, zero_scales.oracle),
             "weight_scale is all zero");
-  const Made zero_codes = make(DType::fp16, 1, 1, 16, A, std::vector<uint8_t>(16, 0x8), {0x38}, 1.0f);
+  const Made zero_codes =
+      make(DType::fp16, 1, 1, 16, A, std::vector<uint8_t>(16, 0x8), {0x38}, 1.0f);
   EXPECT_EQ(check_nonzero(zero_codes.spec, zero_codes.in, zero_codes.run, zero_codes.oracle),
             "B's codes are all zero");
   // 2^-20 leaves 6 * 448 * 2^-20 = 2^-8.4, an fp16 value: zero weights need another reason.
@@ -148,8 +156,10 @@ TEST(ClassTargets, NameEveryPairThatNoPassingCaseRan) {
   runs.erase(runs.begin());
   runs.back().routes.pop_back();
   const std::string problems = check_class_targets(*f, runs);
-  EXPECT_NE(problems.find("no passing case ran value class a_nan on gemv_mma"), std::string::npos) << problems;
-  EXPECT_NE(problems.find("no passing case ran value class bias_nan on empty"), std::string::npos) << problems;
+  EXPECT_NE(problems.find("no passing case ran value class a_nan on gemv_mma"), std::string::npos)
+      << problems;
+  EXPECT_NE(problems.find("no passing case ran value class bias_nan on empty"), std::string::npos)
+      << problems;
   EXPECT_EQ(problems.find("value class g_nan"), std::string::npos) << problems;
 }
 

@@ -59,13 +59,15 @@ Layer upload_layer(nvh::Backend& backend, const ref::QuantizedWeight& q) {
 }
 
 // Y[rows, N] = X[rows, K] * W^T through the operator, `rows_per_call` rows at a time.
-std::vector<uint16_t> apply_layer(nvh::Backend& backend, const Layer& layer, const std::vector<uint16_t>& x,
-                                  int64_t rows, DType dtype, const ModelRoute& route, ModelRun& run) {
+std::vector<uint16_t> apply_layer(nvh::Backend& backend, const Layer& layer,
+                                  const std::vector<uint16_t>& x, int64_t rows, DType dtype,
+                                  const ModelRoute& route, ModelRun& run) {
   std::vector<uint16_t> y(static_cast<std::size_t>(rows * layer.N));
   const ElemType t = elem_type(dtype);
   for (int64_t r0 = 0; r0 < rows; r0 += route.rows_per_call) {
     const int64_t m = std::min(route.rows_per_call, rows - r0);
-    nvh::Buffer A(backend, static_cast<std::size_t>(m * layer.K) * 2), Y(backend, static_cast<std::size_t>(m * layer.N) * 2);
+    nvh::Buffer A(backend, static_cast<std::size_t>(m * layer.K) * 2),
+        Y(backend, static_cast<std::size_t>(m * layer.N) * 2);
     A.upload(x.data() + r0 * layer.K, static_cast<std::size_t>(m * layer.K) * 2);
     MatmulArgs args;
     args.A = {A.data(), {m, layer.K}, t};
@@ -83,12 +85,15 @@ std::vector<uint16_t> apply_layer(nvh::Backend& backend, const Layer& layer, con
   return y;
 }
 
-std::vector<int32_t> argmax_rows(const std::vector<uint16_t>& logits, int64_t rows, int64_t vocab, ref::Half kind) {
+std::vector<int32_t> argmax_rows(const std::vector<uint16_t>& logits, int64_t rows, int64_t vocab,
+                                 ref::Half kind) {
   std::vector<int32_t> tokens(static_cast<std::size_t>(rows));
   for (int64_t r = 0; r < rows; ++r) {
     int64_t best = 0;  // ties go to the lowest index
     for (int64_t v = 1; v < vocab; ++v) {
-      if (ref::half_to_double(logits[r * vocab + v], kind) > ref::half_to_double(logits[r * vocab + best], kind)) best = v;
+      if (ref::half_to_double(logits[r * vocab + v], kind) >
+          ref::half_to_double(logits[r * vocab + best], kind))
+        best = v;
     }
     tokens[r] = static_cast<int32_t>(best);
   }
@@ -119,10 +124,12 @@ ModelRun run_model(nvh::Backend& backend, const ModelSpec& spec, const ModelRout
     x = std::move(y);
   }
   const Layer head = upload_layer(backend, layer_weight(rng, spec.vocab, spec.hidden));
-  const std::vector<uint16_t> logits = apply_layer(backend, head, x, spec.tokens, spec.dtype, route, run);
+  const std::vector<uint16_t> logits =
+      apply_layer(backend, head, x, spec.tokens, spec.dtype, route, run);
 
   run.tokens = argmax_rows(logits, spec.tokens, spec.vocab, kind);
-  run.token_sha256 = nvh::tensor_sha256("int32", {spec.tokens}, run.tokens.data(), run.tokens.size() * 4);
+  run.token_sha256 =
+      nvh::tensor_sha256("int32", {spec.tokens}, run.tokens.data(), run.tokens.size() * 4);
   return run;
 }
 

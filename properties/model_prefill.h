@@ -23,7 +23,7 @@ struct ModelSpec {
   int64_t tokens = 64;  // prompt length (rows of every activation)
   int64_t hidden = 128;
   int64_t vocab = 256;
-  int layers = 8;       // hidden -> hidden calls; one more projects to the vocabulary
+  int layers = 8;  // hidden -> hidden calls; one more projects to the vocabulary
   DType dtype = DType::bf16;
   uint64_t seed = 7;
 };

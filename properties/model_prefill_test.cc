@@ -18,12 +18,14 @@ TEST(ModelPrefill, TokenHashIsTheSameOnEveryRouteBackendAndRepeat) {
         hashes.insert(run.token_sha256);
         routes.insert(run.routes_taken.begin(), run.routes_taken.end());
         ASSERT_EQ(run.tokens.size(), 64u);
-        EXPECT_EQ(hashes.size(), 1u) << backend->name() << ", " << route.label << ", repeat " << repeat;
+        EXPECT_EQ(hashes.size(), 1u)
+            << backend->name() << ", " << route.label << ", repeat " << repeat;
       }
     }
   }
   // The stack really went through the prefill and the decode routes.
-  for (const char* r : {"prefill_vec8", "prefill_scalar", "gemv_mma", "gemv_scalar"}) EXPECT_EQ(routes.count(r), 1u) << r;
+  for (const char* r : {"prefill_vec8", "prefill_scalar", "gemv_mma", "gemv_scalar"})
+    EXPECT_EQ(routes.count(r), 1u) << r;
 }
 
 // The tokens are not degenerate: a constant answer would hash the same anywhere.

@@ -16,10 +16,10 @@
 namespace nvfp4 {
 
 struct ReproInfo {
-  std::string route;            // the route the case took ("" when its worker crashed before saying)
-  std::string backend;          // "host" or "cuda", as --backend takes it
-  std::string arch;             // "host", "sm_90"
-  uint64_t seed = 1;            // verify's --seed
+  std::string route;    // the route the case took ("" when its worker crashed before saying)
+  std::string backend;  // "host" or "cuda", as --backend takes it
+  std::string arch;     // "host", "sm_90"
+  uint64_t seed = 1;    // verify's --seed
   std::string expected_sha256;  // what Y should hash to
   std::string expected_from;    // where that digest comes from
   std::string got_sha256;       // what it hashed to ("" when the case gave no output)

@@ -26,7 +26,8 @@ ExpectedRoute expected_route(const CaseSpec& s, const Caps& device) {
   } else if (s.K % 128 == 0 && caps.sm >= 80) {
     return {Route::gemv_mma, "decode_mma"};
   } else if (s.K % 32 == 0) {
-    return {Route::gemv_scalar, s.K % 128 != 0 ? "decode_k_not_multiple_of_128" : "decode_sm_below_80"};
+    return {Route::gemv_scalar,
+            s.K % 128 != 0 ? "decode_k_not_multiple_of_128" : "decode_sm_below_80"};
   } else {
     why_not_decode = "decode_k_not_multiple_of_32";
   }

@@ -47,41 +47,45 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   throw std::invalid_argument(where + ": " + what);
 }
 
-const nvh::SafeTensor& tensor(const nvh::SafeTensorsFile& file, const std::string& name, const std::string& where) {
+const nvh::SafeTensor& tensor(const nvh::SafeTensorsFile& file, const std::string& name,
+                              const std::string& where) {
   const auto it = file.tensors.find(name);
   if (it == file.tensors.end()) {
-    fail(where, "no tensor \"" + name + "\" (the operator takes A, B, weight_scale, weight_scale_2 and optionally bias)");
+    fail(where,
+         "no tensor \"" + name +
+             "\" (the operator takes A, B, weight_scale, weight_scale_2 and optionally bias)");
   }
   return it->second;
 }
 
-void expect_dtype(const std::string& name, const nvh::SafeTensor& t, const std::vector<std::string>& allowed,
-                  const std::string& where) {
+void expect_dtype(const std::string& name, const nvh::SafeTensor& t,
+                  const std::vector<std::string>& allowed, const std::string& where) {
   if (std::find(allowed.begin(), allowed.end(), t.dtype) != allowed.end()) return;
   std::string list;
   for (const auto& a : allowed) list += (list.empty() ? "" : " or ") + a;
   fail(where, "tensor " + name + " has dtype " + t.dtype + ": must be " + list);
 }
 
-void expect_shape(const std::string& name, const nvh::SafeTensor& t, const std::vector<int64_t>& shape,
-                  const std::string& meaning, const std::string& where) {
+void expect_shape(const std::string& name, const nvh::SafeTensor& t,
+                  const std::vector<int64_t>& shape, const std::string& meaning,
+                  const std::string& where) {
   if (t.shape != shape) {
-    fail(where, "tensor " + name + " has shape " + shape_text(t.shape) + ": must be " + meaning + " = " +
-                    shape_text(shape));
+    fail(where, "tensor " + name + " has shape " + shape_text(t.shape) + ": must be " + meaning +
+                    " = " + shape_text(shape));
   }
 }
 
 // A whole number in [lo, hi] from a metadata string.
-int64_t metadata_number(const std::map<std::string, std::string>& metadata, const std::string& key, int64_t fallback,
-                        int64_t lo, int64_t hi, const std::string& where) {
+int64_t metadata_number(const std::map<std::string, std::string>& metadata, const std::string& key,
+                        int64_t fallback, int64_t lo, int64_t hi, const std::string& where) {
   const auto it = metadata.find(key);
   if (it == metadata.end()) return fallback;
   const std::string& text = it->second;
   int64_t value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size() || value < lo || value > hi) {
-    fail(where, "__metadata__ " + key + " = \"" + text + "\": must be a whole number from " + std::to_string(lo) +
-                    " to " + std::to_string(hi));
+    fail(where, "__metadata__ " + key + " = \"" + text + "\": must be a whole number from " +
+                    std::to_string(lo) + " to " + std::to_string(hi));
   }
   return value;
 }
@@ -92,8 +96,10 @@ std::vector<uint16_t> halves(const nvh::SafeTensor& t) {
   return out;
 }
 
-nvh::SafeTensor halves_tensor(DType dtype, std::vector<int64_t> shape, const std::vector<uint16_t>& values) {
-  nvh::SafeTensor t{dtype == DType::fp16 ? "F16" : "BF16", std::move(shape), std::vector<uint8_t>(values.size() * 2)};
+nvh::SafeTensor halves_tensor(DType dtype, std::vector<int64_t> shape,
+                              const std::vector<uint16_t>& values) {
+  nvh::SafeTensor t{dtype == DType::fp16 ? "F16" : "BF16", std::move(shape),
+                    std::vector<uint8_t>(values.size() * 2)};
   std::memcpy(t.data.data(), values.data(), t.data.size());
   return t;
 }
@@ -101,9 +107,11 @@ nvh::SafeTensor halves_tensor(DType dtype, std::vector<int64_t> shape, const std
 // The operator's own limit (describe_problem): every dimension below 2^31.
 constexpr int64_t kMaxDim = (int64_t{1} << 31) - 1;
 
-void check_dim(const std::string& tensor_name, const char* dim, int64_t value, const std::string& where) {
+void check_dim(const std::string& tensor_name, const char* dim, int64_t value,
+               const std::string& where) {
   if (value > kMaxDim) {
-    fail(where, "tensor " + tensor_name + ": " + dim + " = " + std::to_string(value) + ": must be below 2^31");
+    fail(where, "tensor " + tensor_name + ": " + dim + " = " + std::to_string(value) +
+                    ": must be below 2^31");
   }
 }
 
@@ -118,8 +126,8 @@ void check_bytes(const std::string& name, const nvh::SafeTensor& t, const std::s
     }
   }
   if (bytes != t.data.size()) {
-    fail(where, "tensor " + name + " holds " + std::to_string(t.data.size()) + " bytes; " + t.dtype + " " +
-                    shape_text(t.shape) + " needs " + std::to_string(bytes));
+    fail(where, "tensor " + name + " holds " + std::to_string(t.data.size()) + " bytes; " +
+                    t.dtype + " " + shape_text(t.shape) + " needs " + std::to_string(bytes));
   }
 }
 
@@ -129,8 +137,9 @@ TensorCase tensor_case_from(const nvh::SafeTensorsFile& file, const std::string&
   const std::string where = "tensor_case_from: " + source;
   for (const auto& [name, t] : file.tensors) {
     if (std::find(std::begin(kNames), std::end(kNames), name) == std::end(kNames)) {
-      fail(where, "unexpected tensor \"" + name + "\" (the operator takes A, B, weight_scale, weight_scale_2 and "
-                                                  "optionally bias)");
+      fail(where, "unexpected tensor \"" + name +
+                      "\" (the operator takes A, B, weight_scale, weight_scale_2 and "
+                      "optionally bias)");
     }
     check_bytes(name, t, where);
   }
@@ -139,12 +148,14 @@ TensorCase tensor_case_from(const nvh::SafeTensorsFile& file, const std::string&
   s.family = "inputs";
   s.block_size = metadata_number(file.metadata, "block_size", 16, 1, kMaxDim, where);
   for (const OffsetKey& k : kOffsetKeys) {
-    s.*k.field = static_cast<uint32_t>(metadata_number(file.metadata, k.key, 0, 0, kMaxOffset, where));
+    s.*k.field =
+        static_cast<uint32_t>(metadata_number(file.metadata, k.key, 0, 0, kMaxOffset, where));
   }
 
   const nvh::SafeTensor& A = tensor(file, "A", where);
   expect_dtype("A", A, {"F16", "BF16"}, where);
-  if (A.shape.size() != 2) fail(where, "tensor A has shape " + shape_text(A.shape) + ": must be [M, K]");
+  if (A.shape.size() != 2)
+    fail(where, "tensor A has shape " + shape_text(A.shape) + ": must be [M, K]");
   s.dtype = A.dtype == "F16" ? DType::fp16 : DType::bf16;
   s.M = A.shape[0];
   s.K = A.shape[1];
@@ -153,22 +164,25 @@ TensorCase tensor_case_from(const nvh::SafeTensorsFile& file, const std::string&
 
   const nvh::SafeTensor& B = tensor(file, "B", where);
   expect_dtype("B", B, {"U8"}, where);
-  if (B.shape.size() != 2) fail(where, "tensor B has shape " + shape_text(B.shape) + ": must be [N, ceil(K/2)]");
+  if (B.shape.size() != 2)
+    fail(where, "tensor B has shape " + shape_text(B.shape) + ": must be [N, ceil(K/2)]");
   s.N = B.shape[0];
   check_dim("B", "N", s.N, where);
-  expect_shape("B", B, {s.N, ceil_div(s.K, 2)}, "[N, ceil(K/2)] with K = " + std::to_string(s.K) + " (A's)", where);
+  expect_shape("B", B, {s.N, ceil_div(s.K, 2)},
+               "[N, ceil(K/2)] with K = " + std::to_string(s.K) + " (A's)", where);
 
   const nvh::SafeTensor& scales = tensor(file, "weight_scale", where);
   expect_dtype("weight_scale", scales, {"F8_E4M3", "U8"}, where);
   expect_shape("weight_scale", scales, {s.N, ceil_div(s.K, s.block_size)},
-               "[N, ceil(K/block_size)] with N = " + std::to_string(s.N) + ", K = " + std::to_string(s.K) +
-                   ", block_size = " + std::to_string(s.block_size),
+               "[N, ceil(K/block_size)] with N = " + std::to_string(s.N) + ", K = " +
+                   std::to_string(s.K) + ", block_size = " + std::to_string(s.block_size),
                where);
 
   const nvh::SafeTensor& g = tensor(file, "weight_scale_2", where);
   expect_dtype("weight_scale_2", g, {"F32"}, where);
   if (!g.shape.empty() && g.shape != std::vector<int64_t>{1}) {
-    fail(where, "tensor weight_scale_2 has shape " + shape_text(g.shape) + ": must be [] or [1] (one scalar)");
+    fail(where, "tensor weight_scale_2 has shape " + shape_text(g.shape) +
+                    ": must be [] or [1] (one scalar)");
   }
 
   c.inputs.A = halves(A);
@@ -188,9 +202,12 @@ TensorCase tensor_case_from(const nvh::SafeTensorsFile& file, const std::string&
   return c;
 }
 
-TensorCase read_tensor_case(const std::string& path) { return tensor_case_from(nvh::read_safetensors(path), path); }
+TensorCase read_tensor_case(const std::string& path) {
+  return tensor_case_from(nvh::read_safetensors(path), path);
+}
 
-nvh::SafeTensorsFile tensor_file_of(const CaseSpec& s, const CaseInputs& in, const std::map<std::string, std::string>& extra) {
+nvh::SafeTensorsFile tensor_file_of(const CaseSpec& s, const CaseInputs& in,
+                                    const std::map<std::string, std::string>& extra) {
   nvh::SafeTensorsFile f;
   f.metadata = extra;
   f.metadata["block_size"] = std::to_string(s.block_size);
@@ -208,9 +225,10 @@ nvh::SafeTensorsFile tensor_file_of(const CaseSpec& s, const CaseInputs& in, con
 }
 
 bool TensorRunReport::failed() const {
-  const bool any_ran = std::any_of(runs.begin(), runs.end(), [](const RouteRun& r) { return r.outcome == Outcome::ok; });
-  const bool any_failed =
-      std::any_of(runs.begin(), runs.end(), [](const RouteRun& r) { return r.outcome == Outcome::fail; });
+  const bool any_ran = std::any_of(runs.begin(), runs.end(),
+                                   [](const RouteRun& r) { return r.outcome == Outcome::ok; });
+  const bool any_failed = std::any_of(runs.begin(), runs.end(),
+                                      [](const RouteRun& r) { return r.outcome == Outcome::fail; });
   return any_failed || !any_ran;
 }
 
@@ -223,15 +241,18 @@ namespace {
 std::string first_problem(const TensorCase& c, const Oracle& oracle, const CaseRun& run) {
   if (std::string e = check_scratch(run, oracle); !e.empty()) return "(scratch) " + e;
   if (std::string e = check_guards(run); !e.empty()) return "(guards) " + e;
-  if (std::string e = check_output_bound(c.spec, c.inputs, run, oracle); !e.empty()) return "(output) " + e;
+  if (std::string e = check_output_bound(c.spec, c.inputs, run, oracle); !e.empty())
+    return "(output) " + e;
   return "";
 }
 
-RouteRun run_route(nvh::Backend& backend, const TensorCase& c, const Oracle& oracle, Route r, const Caps& caps) {
+RouteRun run_route(nvh::Backend& backend, const TensorCase& c, const Oracle& oracle, Route r,
+                   const Caps& caps) {
   RouteRun rr;
   rr.route = r;
   const std::string missing = r == Route::native_sm120 ? native_sm120_missing_capability(caps) : "";
-  const std::string refused = missing.empty() ? route_precondition_failure(r, problem_of(c.spec), caps) : "";
+  const std::string refused =
+      missing.empty() ? route_precondition_failure(r, problem_of(c.spec), caps) : "";
   if (!missing.empty() || !refused.empty()) {
     rr.outcome = Outcome::not_supported;
     rr.detail = missing.empty() ? refused : "this backend lacks " + missing;
@@ -256,7 +277,8 @@ RouteRun run_route(nvh::Backend& backend, const TensorCase& c, const Oracle& ora
     rr.outcome = Outcome::fail;
     rr.detail = e;
   } else {
-    rr.detail = oracle.exact ? "the reference's bits (exact)" : "within the contract's bound of the fp64 reference";
+    rr.detail = oracle.exact ? "the reference's bits (exact)"
+                             : "within the contract's bound of the fp64 reference";
   }
   rr.Y = std::move(run.Y);
   return rr;
@@ -264,13 +286,15 @@ RouteRun run_route(nvh::Backend& backend, const TensorCase& c, const Oracle& ora
 
 }  // namespace
 
-TensorRunReport run_tensor_case(nvh::Backend& backend, const TensorCase& c, std::optional<Route> only) {
+TensorRunReport run_tensor_case(nvh::Backend& backend, const TensorCase& c,
+                                std::optional<Route> only) {
   TensorRunReport report;
   const Oracle oracle = make_oracle(c.spec, c.inputs);
   report.exact = oracle.exact;
   report.exact_why = oracle.exact_why;
-  report.reference_sha256 = nvh::tensor_sha256(dtype_name(c.spec.dtype), {c.spec.M, c.spec.N}, oracle.y_rounded.data(),
-                                               oracle.y_rounded.size() * 2);
+  report.reference_sha256 =
+      nvh::tensor_sha256(dtype_name(c.spec.dtype), {c.spec.M, c.spec.N}, oracle.y_rounded.data(),
+                         oracle.y_rounded.size() * 2);
   const Caps caps = device_caps(backend);
   const Route natural = select_route(problem_of(c.spec), caps, {}).route;
   for (Route r : kAllRoutes) {
@@ -284,12 +308,16 @@ TensorRunReport run_tensor_case(nvh::Backend& backend, const TensorCase& c, std:
 std::string render_tensor_run(const TensorCase& c, const TensorRunReport& report) {
   const CaseSpec& s = c.spec;
   std::ostringstream out;
-  out << dtype_name(s.dtype) << " M=" << s.M << " N=" << s.N << " K=" << s.K << " block_size=" << s.block_size
-      << (s.bias ? " with bias" : " without bias") << "; reference Y " << report.reference_sha256 << " ("
-      << (report.exact ? "exact: every route must give these bits" : "not exact: " + report.exact_why) << ")\n";
+  out << dtype_name(s.dtype) << " M=" << s.M << " N=" << s.N << " K=" << s.K
+      << " block_size=" << s.block_size << (s.bias ? " with bias" : " without bias")
+      << "; reference Y " << report.reference_sha256 << " ("
+      << (report.exact ? "exact: every route must give these bits"
+                       : "not exact: " + report.exact_why)
+      << ")\n";
   for (const RouteRun& r : report.runs) {
-    out << std::left << std::setw(15) << route_name(r.route) << " " << std::setw(13) << outcome_name(r.outcome) << " "
-        << std::setw(64) << (r.y_sha256.empty() ? "-" : r.y_sha256) << " " << (r.natural ? "(natural) " : "")
+    out << std::left << std::setw(15) << route_name(r.route) << " " << std::setw(13)
+        << outcome_name(r.outcome) << " " << std::setw(64)
+        << (r.y_sha256.empty() ? "-" : r.y_sha256) << " " << (r.natural ? "(natural) " : "")
         << r.detail << "\n";
   }
   return out.str();

@@ -62,7 +62,7 @@ struct RouteRun {
 
 struct TensorRunReport {
   std::string reference_sha256;  // digest of the reference's rounded output
-  bool exact = false;            // every element's sum exact: each route must give the reference's bits
+  bool exact = false;  // every element's sum exact: each route must give the reference's bits
   std::string exact_why;
   std::vector<RouteRun> runs;
   bool failed() const;  // a FAIL, or no route ran at all
@@ -75,12 +75,14 @@ struct TensorRunReport {
 // bytes, every output element within the contract's bound of the fp64
 // reference (exactly its bits where the order cannot matter), and, when the
 // whole problem is exact, exactly the reference's bits.
-TensorRunReport run_tensor_case(nvh::Backend& backend, const TensorCase& tensor_case, std::optional<Route> only = {});
+TensorRunReport run_tensor_case(nvh::Backend& backend, const TensorCase& tensor_case,
+                                std::optional<Route> only = {});
 
 // One line per route: route, outcome, SHA-256 of Y (or -), detail.
 std::string render_tensor_run(const TensorCase& tensor_case, const TensorRunReport& report);
 
 // Y of each route that ran, as "Y.<route>"; with `single`, the one route's Y as "Y".
-nvh::SafeTensorsFile outputs_file(const TensorCase& tensor_case, const TensorRunReport& report, bool single);
+nvh::SafeTensorsFile outputs_file(const TensorCase& tensor_case, const TensorRunReport& report,
+                                  bool single);
 
 }  // namespace nvfp4

@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "harness/safetensors.h"
 #include "harness/manifest.h"
+#include "harness/safetensors.h"
 #include "harness/sha256.h"
 #include "properties/case_lists.h"
 #include "properties/families.h"
@@ -34,10 +34,13 @@ class FlipFirstDownloadedByte : public nvh::Backend {
   const nvh::DeviceCaps& caps() const override { return host_->caps(); }
   void* allocate(std::size_t bytes) override { return host_->allocate(bytes); }
   void release(void* p) noexcept override { host_->release(p); }
-  void describe_allocation(void* a, std::size_t offset, std::size_t bytes, const std::string& label) override {
+  void describe_allocation(void* a, std::size_t offset, std::size_t bytes,
+                           const std::string& label) override {
     host_->describe_allocation(a, offset, bytes, label);
   }
-  void copy_in(void* dst, const void* src, std::size_t bytes) override { host_->copy_in(dst, src, bytes); }
+  void copy_in(void* dst, const void* src, std::size_t bytes) override {
+    host_->copy_in(dst, src, bytes);
+  }
   void copy_out(void* dst, const void* src, std::size_t bytes) override {
     host_->copy_out(dst, src, bytes);
     if (bytes) static_cast<unsigned char*>(dst)[0] ^= 0x01;
@@ -65,8 +68,9 @@ std::string file_text(const std::string& path) {
 
 // Through the file's bytes, so the writer's and the reader's framing both count.
 TensorCase through_file(const CaseSpec& spec, const CaseInputs& inputs) {
-  return tensor_case_from(nvh::parse_safetensors(nvh::serialize_safetensors(tensor_file_of(spec, inputs)), "case"),
-                          "case");
+  return tensor_case_from(
+      nvh::parse_safetensors(nvh::serialize_safetensors(tensor_file_of(spec, inputs)), "case"),
+      "case");
 }
 
 TEST(TensorFile, RoundTripsACaseWithItsBiasBlockSizeAndOffsets) {
@@ -107,17 +111,20 @@ TEST(TensorFile, RunsEveryRouteThatAcceptsTheShapeAndEachGivesTheReferenceBits) 
   EXPECT_EQ(report.reference_sha256, natural);
   for (const RouteRun& r : report.runs) {
     const bool runs_here = r.route != Route::empty && r.route != Route::native_sm120;
-    EXPECT_EQ(r.outcome, runs_here ? Outcome::ok : Outcome::not_supported) << route_name(r.route) << ": " << r.detail;
+    EXPECT_EQ(r.outcome, runs_here ? Outcome::ok : Outcome::not_supported)
+        << route_name(r.route) << ": " << r.detail;
     EXPECT_EQ(r.y_sha256, runs_here ? natural : "") << route_name(r.route);
     EXPECT_EQ(r.natural, r.route == Route::gemv_mma) << route_name(r.route);
   }
-  EXPECT_NE(report.runs[0].detail.find("M, N or K == 0"), std::string::npos) << report.runs[0].detail;
+  EXPECT_NE(report.runs[0].detail.find("M, N or K == 0"), std::string::npos)
+      << report.runs[0].detail;
 }
 
 TEST(TensorFile, RunsOneRouteWhenAskedAndJudgesAnInexactCaseByTheBound) {
   const CaseSpec spec = make_case("adhoc", 9, 16, 64, 16, DType::bf16, false);
   auto host = nvh::make_host_backend();
-  const TensorRunReport report = run_tensor_case(*host, through_file(spec, make_inputs(spec)), Route::prefill_scalar);
+  const TensorRunReport report =
+      run_tensor_case(*host, through_file(spec, make_inputs(spec)), Route::prefill_scalar);
   ASSERT_EQ(report.runs.size(), 1u);
   EXPECT_FALSE(report.exact);
   EXPECT_EQ(report.runs[0].outcome, Outcome::ok) << report.runs[0].detail;
@@ -148,8 +155,10 @@ TEST(TensorFile, OutputsFileHoldsEachRouteThatRanOrTheOneAsY) {
   const nvh::SafeTensor& y = f.tensors.at("Y.gemv_scalar");
   EXPECT_EQ(y.dtype, "F16");
   EXPECT_EQ(y.shape, (std::vector<int64_t>{2, 32}));
-  EXPECT_EQ(nvh::tensor_sha256("fp16", {2, 32}, y.data.data(), y.data.size()), f.metadata.at("Y.gemv_scalar.sha256"));
-  const nvh::SafeTensorsFile one = outputs_file(c, run_tensor_case(*host, c, Route::prefill_vec8), true);
+  EXPECT_EQ(nvh::tensor_sha256("fp16", {2, 32}, y.data.data(), y.data.size()),
+            f.metadata.at("Y.gemv_scalar.sha256"));
+  const nvh::SafeTensorsFile one =
+      outputs_file(c, run_tensor_case(*host, c, Route::prefill_vec8), true);
   ASSERT_EQ(one.tensors.size(), 1u);
   EXPECT_EQ(one.metadata.at("Y.route"), "prefill_vec8");
 }
@@ -167,7 +176,9 @@ void expect_refused(const nvh::SafeTensorsFile& f, const std::string& message) {
     tensor_case_from(f, "in.safetensors");
     ADD_FAILURE() << "accepted; expected: " << message;
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("tensor_case_from: in.safetensors: " + message), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("tensor_case_from: in.safetensors: " + message),
+              std::string::npos)
+        << e.what();
   }
 }
 
@@ -175,7 +186,8 @@ TEST(TensorFileRefuses, AMissingTensor) {
   for (const char* name : {"A", "B", "weight_scale", "weight_scale_2"}) {
     nvh::SafeTensorsFile f = good_file();
     f.tensors.erase(name);
-    expect_refused(f, std::string("no tensor \"") + name + "\" (the operator takes A, B, weight_scale");
+    expect_refused(
+        f, std::string("no tensor \"") + name + "\" (the operator takes A, B, weight_scale");
   }
 }
 
@@ -210,15 +222,20 @@ TEST(TensorFileRefuses, WrongShapes) {
   expect_refused(f, "tensor A has shape [2,8,8]: must be [M, K]");
   f = good_file();
   f.tensors["B"].shape = {16, 16};
-  expect_refused(f, "tensor B has shape [16,16]: must be [N, ceil(K/2)] with K = 64 (A's) = [16,32]");
+  expect_refused(f,
+                 "tensor B has shape [16,16]: must be [N, ceil(K/2)] with K = 64 (A's) = [16,32]");
   f = good_file();
   f.tensors["weight_scale"].shape = {4, 8};
-  expect_refused(f, "tensor weight_scale has shape [4,8]: must be [N, ceil(K/block_size)] with N = 8, K = 64, "
-                    "block_size = 16 = [8,4]");
+  expect_refused(
+      f,
+      "tensor weight_scale has shape [4,8]: must be [N, ceil(K/block_size)] with N = 8, K = 64, "
+      "block_size = 16 = [8,4]");
   f = good_file();
   f.metadata["block_size"] = "32";
-  expect_refused(f, "tensor weight_scale has shape [8,4]: must be [N, ceil(K/block_size)] with N = 8, K = 64, "
-                    "block_size = 32 = [8,2]");
+  expect_refused(
+      f,
+      "tensor weight_scale has shape [8,4]: must be [N, ceil(K/block_size)] with N = 8, K = 64, "
+      "block_size = 32 = [8,2]");
   f = good_file();
   f.tensors["weight_scale_2"].shape = {1, 1};
   expect_refused(f, "tensor weight_scale_2 has shape [1,1]: must be [] or [1]");
@@ -237,7 +254,8 @@ TEST(TensorFileRefuses, ADimensionTheOperatorCannotTake) {
 TEST(TensorFileRefuses, BadMetadata) {
   nvh::SafeTensorsFile f = good_file();
   f.metadata["block_size"] = "sixteen";
-  expect_refused(f, "__metadata__ block_size = \"sixteen\": must be a whole number from 1 to 2147483647");
+  expect_refused(
+      f, "__metadata__ block_size = \"sixteen\": must be a whole number from 1 to 2147483647");
   f = good_file();
   f.metadata["block_size"] = "0";
   expect_refused(f, "__metadata__ block_size = \"0\": must be a whole number from 1");
@@ -270,11 +288,12 @@ TEST(Repro, AFailingVerifyCaseWritesARepro_RunOnItGivesTheSameGotDigest) {
   o.seed = 7;
   o.out_dir = dir;
   std::ostringstream out;
-  EXPECT_EQ(run_verify([] { return std::make_unique<FlipFirstDownloadedByte>(); }, o, out), 1) << out.str();
+  EXPECT_EQ(run_verify([] { return std::make_unique<FlipFirstDownloadedByte>(); }, o, out), 1)
+      << out.str();
   const std::vector<CaseSpec>& cases = find_family("decode")->examples;
   ASSERT_FALSE(cases.empty());
-  EXPECT_NE(out.str().find("wrote " + std::to_string(cases.size()) + " repro folder(s) of failing cases under " + dir +
-                           "/repro"),
+  EXPECT_NE(out.str().find("wrote " + std::to_string(cases.size()) +
+                           " repro folder(s) of failing cases under " + dir + "/repro"),
             std::string::npos)
       << out.str();
 
@@ -291,15 +310,18 @@ TEST(Repro, AFailingVerifyCaseWritesARepro_RunOnItGivesTheSameGotDigest) {
   EXPECT_NE(j.at("expected_sha256"), got);
 
   const std::string readme = file_text(repro + "/README.txt");
-  EXPECT_NE(readme.find("nvfp4-harness run --inputs " + repro + "/inputs.safetensors --route " + route +
-                        " --backend host"),
+  EXPECT_NE(readme.find("nvfp4-harness run --inputs " + repro + "/inputs.safetensors --route " +
+                        route + " --backend host"),
             std::string::npos)
       << readme;
-  EXPECT_NE(readme.find("nvfp4-harness verify --case " + spec.family + "/" + spec.name() + " --backend host --seed 7"), std::string::npos)
+  EXPECT_NE(readme.find("nvfp4-harness verify --case " + spec.family + "/" + spec.name() +
+                        " --backend host --seed 7"),
+            std::string::npos)
       << readme;
 
   FlipFirstDownloadedByte faulty;
-  const TensorRunReport rerun = run_tensor_case(faulty, read_tensor_case(repro + "/inputs.safetensors"), *parse_route(route));
+  const TensorRunReport rerun =
+      run_tensor_case(faulty, read_tensor_case(repro + "/inputs.safetensors"), *parse_route(route));
   ASSERT_EQ(rerun.runs.size(), 1u);
   EXPECT_EQ(rerun.runs[0].outcome, Outcome::fail);
   EXPECT_EQ(rerun.runs[0].y_sha256, got);
@@ -323,10 +345,12 @@ TEST(Repro, AFailingGoldenCaseExpectsTheGoldenDigest) {
   o.primitives = o.model = false;
   o.out_dir = dir;
   std::ostringstream out;
-  EXPECT_EQ(run_verify([] { return std::make_unique<FlipFirstDownloadedByte>(); }, o, out), 1) << out.str();
+  EXPECT_EQ(run_verify([] { return std::make_unique<FlipFirstDownloadedByte>(); }, o, out), 1)
+      << out.str();
   const nvh::Manifest golden = nvh::parse_manifest(kGoldenSeed8Host, "seed8.host.json");
   const CaseSpec spec = named_case_list("seed8").front();
-  const nlohmann::json j = nlohmann::json::parse(file_text(dir + "/repro/" + spec.name() + "/repro.json"));
+  const nlohmann::json j =
+      nlohmann::json::parse(file_text(dir + "/repro/" + spec.name() + "/repro.json"));
   EXPECT_EQ(j.at("family"), "golden");
   EXPECT_EQ(j.at("expected_sha256"), golden.cases.at(spec.name()));
   EXPECT_EQ(j.at("expected_from"), "properties/golden/seed8.host.json (built in)");

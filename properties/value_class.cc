@@ -54,14 +54,15 @@ const ClassName& entry(ValueClass c) {
   for (const ClassName& e : kClasses) {
     if (e.c == c) return e;
   }
-  throw std::invalid_argument("value_class_name: value_class = " + std::to_string(static_cast<int>(c)) +
-                              ": not a ValueClass");
+  throw std::invalid_argument("value_class_name: value_class = " +
+                              std::to_string(static_cast<int>(c)) + ": not a ValueClass");
 }
 
 // fp16 / bf16 bit patterns the classes write.
 struct Patterns {
   uint16_t inf;
-  uint16_t nans[4];  // the canonical quiet NaN, 0x7FFF, a negative NaN with payload, a signalling NaN
+  uint16_t
+      nans[4];  // the canonical quiet NaN, 0x7FFF, a negative NaN with payload, a signalling NaN
 };
 constexpr Patterns kFp16{0x7C00, {0x7E00, 0x7FFF, 0xFE01, 0x7C01}};
 constexpr Patterns kBf16{0x7F80, {0x7FC0, 0x7FFF, 0xFF81, 0x7F81}};
@@ -69,16 +70,20 @@ constexpr Patterns kBf16{0x7F80, {0x7FC0, 0x7FFF, 0xFF81, 0x7F81}};
 // The rows, blocks and columns a class touches: its own generator, so the
 // case's ordinary data is the same with and without the class.
 std::mt19937_64 class_rng(const CaseSpec& s) {
-  std::seed_seq seq{static_cast<uint64_t>(s.seed), static_cast<uint64_t>(s.value_class), static_cast<uint64_t>(s.M),
-                    static_cast<uint64_t>(s.N), static_cast<uint64_t>(s.K), static_cast<uint64_t>(s.dtype)};
+  std::seed_seq seq{static_cast<uint64_t>(s.seed), static_cast<uint64_t>(s.value_class),
+                    static_cast<uint64_t>(s.M),    static_cast<uint64_t>(s.N),
+                    static_cast<uint64_t>(s.K),    static_cast<uint64_t>(s.dtype)};
   return std::mt19937_64(seq);
 }
 
-int64_t pick(std::mt19937_64& rng, int64_t count) { return std::uniform_int_distribution<int64_t>(0, count - 1)(rng); }
+int64_t pick(std::mt19937_64& rng, int64_t count) {
+  return std::uniform_int_distribution<int64_t>(0, count - 1)(rng);
+}
 
 [[noreturn]] void nothing_to_change(const CaseSpec& s, const char* what) {
-  throw std::invalid_argument(std::string("inject_value_class: value_class = ") + value_class_name(s.value_class) +
-                              ": " + what + " (case " + s.name() + ")");
+  throw std::invalid_argument(std::string("inject_value_class: value_class = ") +
+                              value_class_name(s.value_class) + ": " + what + " (case " + s.name() +
+                              ")");
 }
 
 // An infinity (of `sign`) once in row 0, twice in row M - 1 (when M > 1).
@@ -100,8 +105,12 @@ void inject_a(const CaseSpec& s, CaseInputs& in, const Patterns& pat, std::mt199
       in.A[last_row + s.K - 1] = pat.nans[(s.seed + 1) % 4];
       in.A[last_row + pick(rng, s.K)] = pat.nans[(s.seed + 2) % 4];
       break;
-    case ValueClass::a_inf: inject_a_inf(s, in, pat.inf, rng); break;
-    case ValueClass::a_neg_inf: inject_a_inf(s, in, static_cast<uint16_t>(pat.inf | 0x8000), rng); break;
+    case ValueClass::a_inf:
+      inject_a_inf(s, in, pat.inf, rng);
+      break;
+    case ValueClass::a_neg_inf:
+      inject_a_inf(s, in, static_cast<uint16_t>(pat.inf | 0x8000), rng);
+      break;
     case ValueClass::a_neg_zero:
       for (auto& a : in.A) {
         if ((a & 0x7FFF) == 0) a = 0x8000;
@@ -136,7 +145,8 @@ void inject_a(const CaseSpec& s, CaseInputs& in, const Patterns& pat, std::mt199
       for (auto& b : in.bias) b = (rng() & 1) ? 0x8000 : 0x0000;
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -147,7 +157,8 @@ void inject_scale(const CaseSpec& s, CaseInputs& in, std::mt19937_64& rng) {
   const auto whole_rows = [&](uint8_t sign) {
     // Row 0 and one more; every block of a row, so a row's terms share one grid.
     for (int64_t row : {int64_t{0}, pick(rng, s.N)}) {
-      for (int64_t b = 0; b < blocks; ++b) sc[row * blocks + b] = static_cast<uint8_t>(sign | (1 + pick(rng, 7)));
+      for (int64_t b = 0; b < blocks; ++b)
+        sc[row * blocks + b] = static_cast<uint8_t>(sign | (1 + pick(rng, 7)));
     }
   };
   const auto scattered = [&](uint8_t byte, int one_in) {
@@ -166,17 +177,26 @@ void inject_scale(const CaseSpec& s, CaseInputs& in, std::mt19937_64& rng) {
       sc[(s.N - 1) * blocks + (blocks > 1 ? 1 : 0)] = nan;
       break;
     }
-    case ValueClass::scale_subnormal: whole_rows(0x00); break;
-    case ValueClass::scale_neg_subnormal: whole_rows(0x80); break;
-    case ValueClass::scale_zero: scattered(0x00, 6); break;
-    case ValueClass::scale_neg_zero: scattered(0x80, 6); break;
+    case ValueClass::scale_subnormal:
+      whole_rows(0x00);
+      break;
+    case ValueClass::scale_neg_subnormal:
+      whole_rows(0x80);
+      break;
+    case ValueClass::scale_zero:
+      scattered(0x00, 6);
+      break;
+    case ValueClass::scale_neg_zero:
+      scattered(0x80, 6);
+      break;
     case ValueClass::scale_negative:
       for (auto& x : sc) {
         if (pick(rng, 2) == 0) x |= 0x80;
       }
       sc[0] |= 0x80;
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -191,28 +211,45 @@ void inject_g(const CaseSpec& s, CaseInputs& in) {
   const bool fp16 = s.dtype == DType::fp16;
   float& g = in.W.global_scale;
   switch (s.value_class) {
-    case ValueClass::g_zero: g = 0.0f; break;
-    case ValueClass::g_neg_zero: g = -0.0f; break;
+    case ValueClass::g_zero:
+      g = 0.0f;
+      break;
+    case ValueClass::g_neg_zero:
+      g = -0.0f;
+      break;
     // 3 * 2^-129, an fp32 subnormal: fp16 weights are all 0, bf16 ones bf16
     // subnormals (>= 0.5 * 0.25 * g = 1.5 * 2^-131, on bf16's 2^-133 grid).
-    case ValueClass::g_subnormal: g = 0x1.8p-128f; break;
+    case ValueClass::g_subnormal:
+      g = 0x1.8p-128f;
+      break;
     case ValueClass::g_pow2_edge: {
       const std::vector<float> edges = pow2_edges(fp16);
       g = edges[s.seed % edges.size()];
       break;
     }
-    case ValueClass::g_huge: g = 0x1.8p100f; break;
-    case ValueClass::g_inf: g = std::numeric_limits<float>::infinity(); break;
-    case ValueClass::g_neg_inf: g = -std::numeric_limits<float>::infinity(); break;
-    case ValueClass::g_nan: g = float_from_bits(s.seed % 2 ? 0xFFC00001u : 0x7FC00000u); break;
-    case ValueClass::g_negative: g = -0.25f; break;
+    case ValueClass::g_huge:
+      g = 0x1.8p100f;
+      break;
+    case ValueClass::g_inf:
+      g = std::numeric_limits<float>::infinity();
+      break;
+    case ValueClass::g_neg_inf:
+      g = -std::numeric_limits<float>::infinity();
+      break;
+    case ValueClass::g_nan:
+      g = float_from_bits(s.seed % 2 ? 0xFFC00001u : 0x7FC00000u);
+      break;
+    case ValueClass::g_negative:
+      g = -0.25f;
+      break;
     case ValueClass::g_not_pow2:
       // Every scale 1.0, so a row's weights are the eight round(e2m1 * 0.3f):
       // within a factor 12 of each other, their sums exact (fp16: < 2^23 units).
       g = 0.3f;
       for (auto& x : in.W.scales) x = 0x38;
       break;
-    default: break;
+    default:
+      break;
   }
   // A bias on a grid far from the weights' (2^0 next to 2^-120 or 2^100)
   // would make the sums inexact: each bias value is scaled by |g| where that
@@ -240,12 +277,23 @@ void inject_bias(const CaseSpec& s, CaseInputs& in, const Patterns& pat, std::mt
     }
   };
   switch (s.value_class) {
-    case ValueClass::bias_zero: columns([](int64_t) { return uint16_t{0x0000}; }); break;
-    case ValueClass::bias_neg_zero: columns([](int64_t) { return uint16_t{0x8000}; }); break;
-    case ValueClass::bias_inf: columns([&](int64_t) { return pat.inf; }); break;
-    case ValueClass::bias_neg_inf: columns([&](int64_t) { return static_cast<uint16_t>(pat.inf | 0x8000); }); break;
-    case ValueClass::bias_nan: columns([&](int64_t n) { return pat.nans[(s.seed + n) % 4]; }); break;
-    default: break;
+    case ValueClass::bias_zero:
+      columns([](int64_t) { return uint16_t{0x0000}; });
+      break;
+    case ValueClass::bias_neg_zero:
+      columns([](int64_t) { return uint16_t{0x8000}; });
+      break;
+    case ValueClass::bias_inf:
+      columns([&](int64_t) { return pat.inf; });
+      break;
+    case ValueClass::bias_neg_inf:
+      columns([&](int64_t) { return static_cast<uint16_t>(pat.inf | 0x8000); });
+      break;
+    case ValueClass::bias_nan:
+      columns([&](int64_t n) { return pat.nans[(s.seed + n) % 4]; });
+      break;
+    default:
+      break;
   }
 }
 
@@ -286,11 +334,20 @@ void inject_value_class(const CaseSpec& s, CaseInputs& in) {
   auto rng = class_rng(s);
   const Patterns& pat = s.dtype == DType::fp16 ? kFp16 : kBf16;
   switch (value_class_input(s.value_class)) {
-    case ValueInput::a: inject_a(s, in, pat, rng); break;
-    case ValueInput::scale: inject_scale(s, in, rng); break;
-    case ValueInput::g: inject_g(s, in); break;
-    case ValueInput::bias: inject_bias(s, in, pat, rng); break;
-    case ValueInput::none: break;
+    case ValueInput::a:
+      inject_a(s, in, pat, rng);
+      break;
+    case ValueInput::scale:
+      inject_scale(s, in, rng);
+      break;
+    case ValueInput::g:
+      inject_g(s, in);
+      break;
+    case ValueInput::bias:
+      inject_bias(s, in, pat, rng);
+      break;
+    case ValueInput::none:
+      break;
   }
 }
 

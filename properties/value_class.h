@@ -19,12 +19,12 @@ struct CaseInputs;
 enum class ValueClass {
   none,
   // A (fp16/bf16 activations)
-  a_nan,         // NaNs of several patterns (quiet, signalling, negative) in two rows
-  a_inf,         // +inf in two rows (once, and twice in a row)
-  a_neg_inf,     // -inf likewise
-  a_neg_zero,    // every zero of A is -0; (M > 1) one whole row is -0 and meets one non-negative
-                 // row of W with a -0 bias: every product -0, the output +0
-  a_subnormal,   // one row (every row when M == 1) of the smallest subnormals, +-1..7 ulps
+  a_nan,        // NaNs of several patterns (quiet, signalling, negative) in two rows
+  a_inf,        // +inf in two rows (once, and twice in a row)
+  a_neg_inf,    // -inf likewise
+  a_neg_zero,   // every zero of A is -0; (M > 1) one whole row is -0 and meets one non-negative
+                // row of W with a -0 bias: every product -0, the output +0
+  a_subnormal,  // one row (every row when M == 1) of the smallest subnormals, +-1..7 ulps
   // weight_scale (E4M3 bytes)
   scale_nan_7f,         // 0x7F in an even and an odd scale block (both halves of a GEMV scale pair)
   scale_nan_ff,         // 0xFF likewise
@@ -36,21 +36,22 @@ enum class ValueClass {
   // weight_scale_2 (g, fp32)
   g_zero,
   g_neg_zero,
-  g_subnormal,    // 0x1.8p-140
-  g_pow2_edge,    // a power of two at, or one step past, an end of a GEMV fast window (which: the seed)
-  g_huge,         // 0x1.8p100: fp16 weights overflow to inf, bf16 ones are huge but finite
+  g_subnormal,  // 0x1.8p-140
+  g_pow2_edge,  // a power of two at, or one step past, an end of a GEMV fast window (which: the
+                // seed)
+  g_huge,       // 0x1.8p100: fp16 weights overflow to inf, bf16 ones are huge but finite
   g_inf,
   g_neg_inf,
-  g_nan,          // quiet or negative NaN (which: the seed)
-  g_negative,     // -0.25
-  g_not_pow2,     // 0.3 with every scale byte 1.0: each weight rounds (fp32, then the dtype)
-  // (every g class scales the bias, if any, by |g| where that is exact, to keep it on the weights' grid)
-  // bias
+  g_nan,       // quiet or negative NaN (which: the seed)
+  g_negative,  // -0.25
+  g_not_pow2,  // 0.3 with every scale byte 1.0: each weight rounds (fp32, then the dtype)
+  // (every g class scales the bias, if any, by |g| where that is exact, to keep it on the weights'
+  // grid) bias
   bias_zero,      // scattered +0
   bias_neg_zero,  // scattered -0, every column when K == 0
   bias_inf,
   bias_neg_inf,
-  bias_nan,       // NaNs of several patterns
+  bias_nan,  // NaNs of several patterns
 };
 
 // Every class but none, in declaration order.

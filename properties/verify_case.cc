@@ -18,12 +18,14 @@ CaseVerdict failed(CaseVerdict v, const std::string& property, const std::string
 }
 
 // The first failing check among (a), (b), (c) for one run, or "".
-std::string first_problem(const CaseSpec& spec, const CaseInputs& in, const Oracle& oracle, const CaseRun& run,
-                          const ExpectedRoute& expected, std::string* property) {
+std::string first_problem(const CaseSpec& spec, const CaseInputs& in, const Oracle& oracle,
+                          const CaseRun& run, const ExpectedRoute& expected,
+                          std::string* property) {
   if (run.decision.route != expected.route || run.decision.reason != expected.reason) {
     *property = "a";
-    return std::string("took ") + route_name(run.decision.route) + " (" + run.decision.reason + "), DESIGN.md's table says " +
-           route_name(expected.route) + " (" + expected.reason + "): " + run.decision.detail;
+    return std::string("took ") + route_name(run.decision.route) + " (" + run.decision.reason +
+           "), DESIGN.md's table says " + route_name(expected.route) + " (" + expected.reason +
+           "): " + run.decision.detail;
   }
   *property = "b";
   if (std::string e = check_scratch(run, oracle); !e.empty()) return e;
@@ -35,12 +37,14 @@ std::string first_problem(const CaseSpec& spec, const CaseInputs& in, const Orac
 }
 
 // The cross-checked routes (route_table.h) other than `taken` that could run this case if forced.
-std::vector<Route> other_routes_accepting(const CaseSpec& spec, nvh::Backend& backend, Route taken) {
+std::vector<Route> other_routes_accepting(const CaseSpec& spec, nvh::Backend& backend,
+                                          Route taken) {
   const Problem p = problem_of(spec);
   const Caps caps = device_caps(backend);
   std::vector<Route> out;
   for (const RouteRow& row : route_table()) {
-    if (row.route != taken && row.cross_checked && !row.needs.first_failure(p, caps)) out.push_back(row.route);
+    if (row.route != taken && row.cross_checked && !row.needs.first_failure(p, caps))
+      out.push_back(row.route);
   }
   return out;
 }
@@ -82,10 +86,14 @@ Problem problem_of(const CaseSpec& spec) {
 
 const char* outcome_name(Outcome o) {
   switch (o) {
-    case Outcome::ok: return "OK";
-    case Outcome::fail: return "FAIL";
-    case Outcome::not_supported: return "NOT_SUPPORTED";
-    case Outcome::skipped: return "SKIPPED";
+    case Outcome::ok:
+      return "OK";
+    case Outcome::fail:
+      return "FAIL";
+    case Outcome::not_supported:
+      return "NOT_SUPPORTED";
+    case Outcome::skipped:
+      return "SKIPPED";
   }
   return "?";
 }
@@ -100,7 +108,8 @@ CaseVerdict verify_case(nvh::Backend& backend, const CaseSpec& spec) {
   const Decision dispatched = explain_route(problem_of(spec), caps, spec.options);
   if (const RouteRow& row = route_row(dispatched.route); row.missing_capability) {
     const std::string missing = row.missing_capability(caps);
-    if (!missing.empty()) return not_supported(v, dispatched, RouteUnavailable(row.route, missing).what());
+    if (!missing.empty())
+      return not_supported(v, dispatched, RouteUnavailable(row.route, missing).what());
   }
   const CaseInputs in = make_inputs(spec);
 
@@ -131,9 +140,11 @@ CaseVerdict verify_case(nvh::Backend& backend, const CaseSpec& spec) {
   // (e) the scalar dequant must produce the very scratch the vectorized one did.
   if (run.decision.route == Route::prefill_vec8) {
     const CaseRun scalar = run_case(backend, forced(spec, Route::prefill_scalar), in);
-    if (std::string e = check_scratch(scalar, oracle); !e.empty()) return failed(v, "e", "prefill_scalar: " + e);
+    if (std::string e = check_scratch(scalar, oracle); !e.empty())
+      return failed(v, "e", "prefill_scalar: " + e);
     if (scalar.y_sha256 != run.y_sha256) {
-      return failed(v, "e", "prefill_scalar gave " + scalar.y_sha256 + ", prefill_vec8 " + run.y_sha256);
+      return failed(v, "e",
+                    "prefill_scalar gave " + scalar.y_sha256 + ", prefill_vec8 " + run.y_sha256);
     }
     v.routes_run.push_back(Route::prefill_scalar);
   }
@@ -148,10 +159,12 @@ CaseVerdict verify_case(nvh::Backend& backend, const CaseSpec& spec) {
         return failed(v, "d", std::string(route_name(r)) + ": " + e);
       }
       if (other.y_sha256 != run.y_sha256) {
-        return failed(v, "d", std::string(route_name(r)) + " gave " + other.y_sha256 + ", " + v.route + " " +
-                                  run.y_sha256);
+        return failed(v, "d",
+                      std::string(route_name(r)) + " gave " + other.y_sha256 + ", " + v.route +
+                          " " + run.y_sha256);
       }
-      if (std::find(v.routes_run.begin(), v.routes_run.end(), r) == v.routes_run.end()) v.routes_run.push_back(r);
+      if (std::find(v.routes_run.begin(), v.routes_run.end(), r) == v.routes_run.end())
+        v.routes_run.push_back(r);
     }
   } else if (spec.exact) {
     return failed(v, "d", "the exact-mode inputs are not exact: " + oracle.exact_why);

@@ -26,10 +26,10 @@ const char* outcome_name(Outcome o);
 
 struct CaseVerdict {
   Outcome outcome = Outcome::ok;
-  std::string route;      // as taken (recorded)
+  std::string route;  // as taken (recorded)
   std::string reason;
-  std::string detail;     // what failed, or why not supported / skipped
-  std::string y_sha256;   // the output digest of the natural route
+  std::string detail;    // what failed, or why not supported / skipped
+  std::string y_sha256;  // the output digest of the natural route
   // The routes whose output this case checked: the natural one, then every
   // forced one that gave its SHA-256 ((d), (e)). Complete only for OK.
   std::vector<Route> routes_run;

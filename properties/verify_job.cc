@@ -37,7 +37,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using json = nlohmann::json;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 struct Tally {
   std::map<Outcome, int> counts;
@@ -48,11 +50,12 @@ struct Tally {
   }
 };
 
-nvh::JUnitCase junit_case(const std::string& name, const std::string& group, Outcome o, const std::string& detail,
-                          double seconds) {
+nvh::JUnitCase junit_case(const std::string& name, const std::string& group, Outcome o,
+                          const std::string& detail, double seconds) {
   nvh::JUnitCase c{name, group, nvh::JUnitCase::Result::passed, "", seconds};
   if (o == Outcome::fail) c.result = nvh::JUnitCase::Result::failed;
-  if (o == Outcome::not_supported || o == Outcome::skipped) c.result = nvh::JUnitCase::Result::skipped;
+  if (o == Outcome::not_supported || o == Outcome::skipped)
+    c.result = nvh::JUnitCase::Result::skipped;
   if (o != Outcome::ok) c.message = std::string(outcome_name(o)) + ": " + detail;
   return c;
 }
@@ -61,7 +64,8 @@ Outcome parse_outcome(const std::string& name) {
   for (Outcome o : {Outcome::ok, Outcome::fail, Outcome::not_supported, Outcome::skipped}) {
     if (name == outcome_name(o)) return o;
   }
-  throw std::runtime_error("verify: a worker reported outcome \"" + name + "\", which is none of the four");
+  throw std::runtime_error("verify: a worker reported outcome \"" + name +
+                           "\", which is none of the four");
 }
 
 // Level 1: the format itself, against the toolkit's own conversions. It needs
@@ -74,15 +78,17 @@ nvh::JUnitSuite verify_primitives(std::ostream& out, Tally& tally, json* saved =
   const ref::PrimitiveReport report = ref::check_primitives();
   for (const ref::PrimitiveCheck& c : report.checks) {
     const Outcome o = c.mismatches ? Outcome::fail : Outcome::ok;
-    std::string detail = std::to_string(c.mismatches) + " mismatches of " + std::to_string(c.compared);
+    std::string detail =
+        std::to_string(c.mismatches) + " mismatches of " + std::to_string(c.compared);
     for (const auto& line : c.first_mismatches) detail += "; " + line;
     tally.add(o, "primitives/" + c.name, detail);
     suite.cases.push_back(junit_case(c.name, "primitives", o, detail, 0));
     if (saved) (*saved)["checks"].push_back({c.name, outcome_name(o), detail});
   }
   std::ostringstream line;
-  line << "level 1, primitives: " << report.checks.size() << " checks against the CUDA toolkit's conversions, "
-       << report.total_mismatches() << " mismatches (" << seconds_since(start) << " s)\n";
+  line << "level 1, primitives: " << report.checks.size()
+       << " checks against the CUDA toolkit's conversions, " << report.total_mismatches()
+       << " mismatches (" << seconds_since(start) << " s)\n";
   out << line.str();
   if (saved) (*saved)["line"] = line.str();
   return suite;
@@ -112,8 +118,8 @@ std::string describe(const nvh::Backend& backend) {
 
 BackendInfo parse_info(const std::string& text) {
   const json j = json::parse(text);
-  BackendInfo info{j.at("name").get<std::string>(), j.at("arch").get<std::string>(),
-                   j.at("device_name").get<std::string>(), j.at("host").get<bool>(),
+  BackendInfo info{j.at("name").get<std::string>(),         j.at("arch").get<std::string>(),
+                   j.at("device_name").get<std::string>(),  j.at("host").get<bool>(),
                    j.at("gates").get<nvh::HardwareGates>(), {}};
   info.aims.kind = info.host ? nvh::BackendKind::host : nvh::BackendKind::cuda;
   info.aims.multiprocessors = j.at("multiprocessors").get<int>();
@@ -125,7 +131,8 @@ BackendInfo parse_info(const std::string& text) {
 // made fails the task with its own message (e.g. "no CUDA device").
 class DescribeWorker : public nvh::TaskWorker {
  public:
-  explicit DescribeWorker(std::function<std::shared_ptr<nvh::Backend>()> make) : make_(std::move(make)) {}
+  explicit DescribeWorker(std::function<std::shared_ptr<nvh::Backend>()> make)
+      : make_(std::move(make)) {}
   std::string run(std::size_t) override { return describe(*make_()); }
 
  private:
@@ -140,10 +147,10 @@ enum class Level { family, model, golden };
 
 struct Task {
   Level level;
-  std::size_t group;   // the family's index in Plan::families; 0 for the model and golden levels
-  std::size_t index;   // the case's index in its group
-  CaseSpec spec;       // family and golden cases
-  ModelRoute model;    // model level
+  std::size_t group;  // the family's index in Plan::families; 0 for the model and golden levels
+  std::size_t index;  // the case's index in its group
+  CaseSpec spec;      // family and golden cases
+  ModelRoute model;   // model level
 };
 
 struct FamilyRun {
@@ -161,8 +168,10 @@ struct Golden {
 Golden golden_for(const BackendInfo& info) {
   if (info.host) return {"properties/golden/seed8.host.json", kGoldenSeed8Host, ""};
   if (info.arch == "sm_90") return {"properties/golden/seed8.h200.json", kGoldenSeed8H200, ""};
-  return {"", "", "the golden GPU manifest (properties/golden/seed8.h200.json) is for the H200 (sm_90) only; this device is " +
-                      info.arch};
+  return {"", "",
+          "the golden GPU manifest (properties/golden/seed8.h200.json) is for the H200 (sm_90) "
+          "only; this device is " +
+              info.arch};
 }
 
 struct Plan {
@@ -174,21 +183,26 @@ struct Plan {
 Plan make_plan(const VerifyOptions& o, int random_cases, const Golden& golden) {
   Plan plan;
   for (const Family& f : all_families()) {
-    if (!o.families.empty() && std::find(o.families.begin(), o.families.end(), f.name) == o.families.end()) continue;
+    if (!o.families.empty() &&
+        std::find(o.families.begin(), o.families.end(), f.name) == o.families.end())
+      continue;
     std::vector<CaseSpec> cases = f.examples;
     for (const CaseSpec& s : sample_family(f, random_cases, o.seed)) cases.push_back(s);
     const std::size_t group = plan.families.size();
     plan.families.push_back({&f, f.examples.size(), cases.size()});
-    for (std::size_t i = 0; i < cases.size(); ++i) plan.tasks.push_back({Level::family, group, i, cases[i], {}});
+    for (std::size_t i = 0; i < cases.size(); ++i)
+      plan.tasks.push_back({Level::family, group, i, cases[i], {}});
   }
   if (o.model) {
     const std::vector<ModelRoute> routes = model_routes();
-    for (std::size_t r = 0; r < routes.size(); ++r) plan.tasks.push_back({Level::model, 0, r, {}, routes[r]});
+    for (std::size_t r = 0; r < routes.size(); ++r)
+      plan.tasks.push_back({Level::model, 0, r, {}, routes[r]});
     plan.model_tasks = routes.size();
   }
   if (o.golden && !golden.source.empty()) {
     const std::vector<CaseSpec> seed8 = named_case_list("seed8");
-    for (std::size_t i = 0; i < seed8.size(); ++i) plan.tasks.push_back({Level::golden, 0, i, seed8[i], {}});
+    for (std::size_t i = 0; i < seed8.size(); ++i)
+      plan.tasks.push_back({Level::golden, 0, i, seed8[i], {}});
     plan.golden_tasks = seed8.size();
   }
   return plan;
@@ -197,9 +211,12 @@ Plan make_plan(const VerifyOptions& o, int random_cases, const Golden& golden) {
 // The key a task's case has in manifest.json and results.jsonl, and that --case takes.
 std::string task_key(const Plan& plan, const Task& t) {
   switch (t.level) {
-    case Level::family: return plan.families[t.group].family->name + "/" + t.spec.name();
-    case Level::model: return "model/" + t.model.label;
-    case Level::golden: return "golden/" + t.spec.name();
+    case Level::family:
+      return plan.families[t.group].family->name + "/" + t.spec.name();
+    case Level::model:
+      return "model/" + t.model.label;
+    case Level::golden:
+      return "golden/" + t.spec.name();
   }
   throw std::logic_error("task_key: a task has no level");
 }
@@ -227,8 +244,9 @@ Plan make_case_plan(const VerifyOptions& o, const Golden& golden) {
   for (const std::string& key : o.cases) {
     check_case_key(key);
     if (key.rfind("model/", 0) == 0) {
-      model.push_back(*std::find_if(routes.begin(), routes.end(),
-                                    [&](const ModelRoute& r) { return "model/" + r.label == key; }));
+      model.push_back(*std::find_if(routes.begin(), routes.end(), [&](const ModelRoute& r) {
+        return "model/" + r.label == key;
+      }));
       continue;
     }
     const CaseSpec spec = parse_case_key(key);
@@ -237,7 +255,8 @@ Plan make_case_plan(const VerifyOptions& o, const Golden& golden) {
       continue;
     }
     const Family* f = find_family(spec.family);
-    auto group = std::find_if(families.begin(), families.end(), [&](const auto& g) { return g.first == f; });
+    auto group =
+        std::find_if(families.begin(), families.end(), [&](const auto& g) { return g.first == f; });
     if (group == families.end()) group = families.insert(families.end(), {f, {}});
     group->second.push_back(spec);
   }
@@ -245,12 +264,15 @@ Plan make_case_plan(const VerifyOptions& o, const Golden& golden) {
   for (const auto& [family, cases] : families) {
     const std::size_t group = plan.families.size();
     plan.families.push_back({family, 0, cases.size()});
-    for (std::size_t i = 0; i < cases.size(); ++i) plan.tasks.push_back({Level::family, group, i, cases[i], {}});
+    for (std::size_t i = 0; i < cases.size(); ++i)
+      plan.tasks.push_back({Level::family, group, i, cases[i], {}});
   }
-  for (std::size_t r = 0; r < model.size(); ++r) plan.tasks.push_back({Level::model, 0, r, {}, model[r]});
+  for (std::size_t r = 0; r < model.size(); ++r)
+    plan.tasks.push_back({Level::model, 0, r, {}, model[r]});
   plan.model_tasks = model.size();
   if (!golden.source.empty()) {  // else the collector reports the golden level SKIPPED, saying why
-    for (std::size_t i = 0; i < golden_cases.size(); ++i) plan.tasks.push_back({Level::golden, 0, i, golden_cases[i], {}});
+    for (std::size_t i = 0; i < golden_cases.size(); ++i)
+      plan.tasks.push_back({Level::golden, 0, i, golden_cases[i], {}});
     plan.golden_tasks = golden_cases.size();
   }
   return plan;
@@ -259,8 +281,8 @@ Plan make_case_plan(const VerifyOptions& o, const Golden& golden) {
 // ---------------------------------------------------------------------------
 // The worker side: runs one task and says what happened, as JSON.
 
-std::string run_family_case(nvh::Backend& backend, const VerifyOptions& o, const std::string& family,
-                            const CaseSpec& spec) {
+std::string run_family_case(nvh::Backend& backend, const VerifyOptions& o,
+                            const std::string& family, const CaseSpec& spec) {
   nvh::RecordContext context(family, spec.name());
   const auto start = Clock::now();
   if (o.before_case) o.before_case(family, spec.name());
@@ -268,15 +290,17 @@ std::string run_family_case(nvh::Backend& backend, const VerifyOptions& o, const
   json routes_run = json::array();
   for (Route r : v.routes_run) routes_run.push_back(route_name(r));
   const AddressClasses& a = v.addresses;
-  return json{{"outcome", outcome_name(v.outcome)},
-              {"route", v.route},
-              {"detail", v.detail},
-              {"y_sha256", v.y_sha256},
-              {"seconds", seconds_since(start)},
-              {"routes_run", routes_run},
-              {"reason", v.reason},
-              {"decision", {route_name(v.decision.route), v.decision.variant, v.decision.reason, v.decision.detail}},
-              {"addresses", {a.A, a.B, a.weight_scale, a.weight_scale_2, a.bias, a.Y, a.scratch}}}
+  return json{
+      {"outcome", outcome_name(v.outcome)},
+      {"route", v.route},
+      {"detail", v.detail},
+      {"y_sha256", v.y_sha256},
+      {"seconds", seconds_since(start)},
+      {"routes_run", routes_run},
+      {"reason", v.reason},
+      {"decision",
+       {route_name(v.decision.route), v.decision.variant, v.decision.reason, v.decision.detail}},
+      {"addresses", {a.A, a.B, a.weight_scale, a.weight_scale_2, a.bias, a.Y, a.scratch}}}
       .dump();
 }
 
@@ -291,23 +315,28 @@ std::string run_model_route(nvh::Backend& backend, const ModelRoute& route) {
     const ModelRun run = run_model(backend, spec, route);
     if (first.empty()) first = run.token_sha256;
     if (run.token_sha256 != first) {
-      detail = "token hash " + run.token_sha256 + " on repeat " + std::to_string(repeat) + ", expected " + first;
+      detail = "token hash " + run.token_sha256 + " on repeat " + std::to_string(repeat) +
+               ", expected " + first;
     }
   }
-  return json{{"token_sha256", first}, {"detail", detail}, {"seconds", seconds_since(start)}}.dump();
+  return json{{"token_sha256", first}, {"detail", detail}, {"seconds", seconds_since(start)}}
+      .dump();
 }
 
 std::string run_golden_case(nvh::Backend& backend, const CaseSpec& spec) {
   nvh::RecordContext context("golden", spec.name());
   const auto start = Clock::now();
   const CaseRun run = run_case(backend, spec, make_inputs(spec));
-  return json{{"y_sha256", run.y_sha256}, {"route", route_name(run.decision.route)}, {"seconds", seconds_since(start)}}
+  return json{{"y_sha256", run.y_sha256},
+              {"route", route_name(run.decision.route)},
+              {"seconds", seconds_since(start)}}
       .dump();
 }
 
 // The kernel probes this worker counted, as [[file, line, taken, not_taken], ...].
 std::string probe_counts_json(const nvh::Backend& backend) {
-  const auto which = backend.kind() == nvh::BackendKind::host ? nvh::probe::Counters::host : nvh::probe::Counters::device;
+  const auto which = backend.kind() == nvh::BackendKind::host ? nvh::probe::Counters::host
+                                                              : nvh::probe::Counters::device;
   json sites = json::array();
   for (const nvh::probe::SiteCount& c : nvh::probe::read_counts(which)) {
     sites.push_back({c.file, c.line, c.taken, c.not_taken});
@@ -328,14 +357,19 @@ class VerifyWorker : public nvh::TaskWorker {
     const std::size_t index = mine_.at(j);
     const Task& t = plan_.tasks.at(index);
     switch (t.level) {
-      case Level::family: return run_family_case(*backend_, o_, plan_.families[t.group].family->name, t.spec);
-      case Level::model: return run_model_route(*backend_, t.model);
-      case Level::golden: return run_golden_case(*backend_, t.spec);
+      case Level::family:
+        return run_family_case(*backend_, o_, plan_.families[t.group].family->name, t.spec);
+      case Level::model:
+        return run_model_route(*backend_, t.model);
+      case Level::golden:
+        return run_golden_case(*backend_, t.spec);
     }
     throw std::logic_error("VerifyWorker::run: task " + std::to_string(index) + " has no level");
   }
 
-  std::string finish() override { return o_.device_coverage.empty() ? "" : probe_counts_json(*backend_); }
+  std::string finish() override {
+    return o_.device_coverage.empty() ? "" : probe_counts_json(*backend_);
+  }
 
  private:
   std::shared_ptr<nvh::Backend> backend_;
@@ -350,10 +384,10 @@ class VerifyWorker : public nvh::TaskWorker {
 // One task's result as this process receives it: the worker's JSON, or how
 // the task failed (it threw, or its worker crashed).
 struct Arrived {
-  bool ok;             // the task returned
-  json result;         // what it returned
-  std::string failure; // otherwise: "threw: ...", "crashed: SIGFPE (...)"
-  bool present = true; // false: another shard runs the task (nothing arrived)
+  bool ok;              // the task returned
+  json result;          // what it returned
+  std::string failure;  // otherwise: "threw: ...", "crashed: SIGFPE (...)"
+  bool present = true;  // false: another shard runs the task (nothing arrived)
 };
 
 // The parts of a worker's verdict that class targets and aims are judged on.
@@ -363,7 +397,8 @@ CaseVerdict verdict_from(Outcome o, const json& r) {
   v.route = r.at("route").get<std::string>();
   v.detail = r.at("detail").get<std::string>();
   v.y_sha256 = r.at("y_sha256").get<std::string>();
-  for (const json& name : r.at("routes_run")) v.routes_run.push_back(*parse_route(name.get<std::string>()));
+  for (const json& name : r.at("routes_run"))
+    v.routes_run.push_back(*parse_route(name.get<std::string>()));
   const json& d = r.at("decision");
   v.decision.route = *parse_route(d.at(0).get<std::string>());
   v.decision.variant = d.at(1).get<std::string>();
@@ -377,11 +412,18 @@ CaseVerdict verdict_from(Outcome o, const json& r) {
 
 class Collector {
  public:
-  Collector(const Plan& plan, const VerifyOptions& o, const Golden& golden, const AimContext& aims, int random_cases,
-            std::ostream& out,
-            Tally& tally, std::vector<nvh::JUnitSuite>& suites, nvh::Manifest& manifest)
-      : plan_(plan), o_(o), golden_(golden), aims_(aims), random_cases_(random_cases), out_(out), tally_(tally),
-        suites_(suites), manifest_(manifest) {}
+  Collector(const Plan& plan, const VerifyOptions& o, const Golden& golden, const AimContext& aims,
+            int random_cases, std::ostream& out, Tally& tally, std::vector<nvh::JUnitSuite>& suites,
+            nvh::Manifest& manifest)
+      : plan_(plan),
+        o_(o),
+        golden_(golden),
+        aims_(aims),
+        random_cases_(random_cases),
+        out_(out),
+        tally_(tally),
+        suites_(suites),
+        manifest_(manifest) {}
 
   void start() {
     out_ << "level 2, operator:\n";
@@ -409,9 +451,15 @@ class Collector {
   void handle(std::size_t index, const Arrived& a) {
     const Task& t = plan_.tasks[index];
     switch (t.level) {
-      case Level::family: family_case(t, a); break;
-      case Level::model: model_route(t, a); break;
-      case Level::golden: golden_case(t, a); break;
+      case Level::family:
+        family_case(t, a);
+        break;
+      case Level::model:
+        model_route(t, a);
+        break;
+      case Level::golden:
+        golden_case(t, a);
+        break;
     }
     if (index + 1 < plan_.tasks.size()) {
       const Task& next = plan_.tasks[index + 1];
@@ -445,14 +493,16 @@ class Collector {
   void finish() {
     if (o_.golden && !golden_.skipped_why.empty()) {
       tally_.add(Outcome::skipped, "golden/seed8", golden_.skipped_why);
-      suites_.push_back({"golden", {junit_case("seed8", "golden", Outcome::skipped, golden_.skipped_why, 0)}});
+      suites_.push_back(
+          {"golden", {junit_case("seed8", "golden", Outcome::skipped, golden_.skipped_why, 0)}});
       out_ << "level 4, golden: SKIPPED: " << golden_.skipped_why << "\n";
     }
   }
 
   std::vector<nvh::probe::SiteCount> probe_counts() const {
     std::vector<nvh::probe::SiteCount> sites;
-    for (const auto& [site, counts] : probes_) sites.push_back({site.first, site.second, counts.first, counts.second});
+    for (const auto& [site, counts] : probes_)
+      sites.push_back({site.first, site.second, counts.first, counts.second});
     return sites;
   }
 
@@ -463,13 +513,18 @@ class Collector {
 
   void begin_group(std::size_t first_task) {
     const Task& t = plan_.tasks[first_task];
-    std::string what = t.level == Level::model ? "model" : t.level == Level::golden ? "golden seed8" : "";
+    std::string what = t.level == Level::model    ? "model"
+                       : t.level == Level::golden ? "golden seed8"
+                                                  : "";
     std::size_t total = t.level == Level::model ? plan_.model_tasks : plan_.golden_tasks;
     if (t.level == Level::family) {
       what = plan_.families[t.group].family->name;
       total = plan_.families[t.group].cases;
     }
-    suites_.push_back({t.level == Level::family ? what : t.level == Level::model ? "model" : "golden", {}});
+    suites_.push_back({t.level == Level::family  ? what
+                       : t.level == Level::model ? "model"
+                                                 : "golden",
+                       {}});
     counts_.clear();
     random_routes_.clear();
     class_runs_.clear();
@@ -480,8 +535,8 @@ class Collector {
 
   // A case that failed is also listed in the manifest's metadata, so a case
   // that crashed (and has no digest) is not simply absent from it.
-  void record(Outcome o, const std::string& group, const std::string& name, const std::string& detail,
-              double seconds) {
+  void record(Outcome o, const std::string& group, const std::string& name,
+              const std::string& detail, double seconds) {
     ++counts_[o];
     tally_.add(o, group + "/" + name, detail);
     suites_.back().cases.push_back(junit_case(name, group, o, detail, seconds));
@@ -495,7 +550,8 @@ class Collector {
     if (t.index + 1 == f.cases) end_family(f);
   }
 
-  void family_case_arrived(const Task& t, const Arrived& a, const FamilyRun& f, const std::string& family) {
+  void family_case_arrived(const Task& t, const Arrived& a, const FamilyRun& f,
+                           const std::string& family) {
     Outcome o = Outcome::fail;
     std::string detail = a.failure;
     if (a.ok) {
@@ -503,7 +559,8 @@ class Collector {
       detail = a.result.at("detail");
       const std::string digest = a.result.at("y_sha256");
       if (!digest.empty()) manifest_.cases[family + "/" + t.spec.name()] = digest;
-      if (t.index >= f.examples && o == Outcome::ok) random_routes_.push_back(*parse_route(a.result.at("route").get<std::string>()));
+      if (t.index >= f.examples && o == Outcome::ok)
+        random_routes_.push_back(*parse_route(a.result.at("route").get<std::string>()));
       const CaseVerdict v = verdict_from(o, a.result);
       if (o == Outcome::ok) class_runs_.push_back({t.spec.value_class, v.routes_run});
       if (t.index < f.examples) example_results_.push_back({t.spec, v});
@@ -513,15 +570,17 @@ class Collector {
       write_repro_of(t.spec, a.ok ? a.result.at("route").get<std::string>() : "",
                      a.ok ? a.result.at("y_sha256").get<std::string>() : "", detail, std::nullopt);
     }
-    if (case_lines_) case_line(family + "/" + t.spec.name(), o, detail, "Y sha256", a.ok ? a.result.at("y_sha256").get<std::string>() : std::string());
+    if (case_lines_)
+      case_line(family + "/" + t.spec.name(), o, detail, "Y sha256",
+                a.ok ? a.result.at("y_sha256").get<std::string>() : std::string());
   }
 
   // What --case prints for each case; a whole run has the same outcome in
   // junit.xml and the same digest in manifest.json under the same key.
-  void case_line(const std::string& key, Outcome o, const std::string& detail, const std::string& what,
-                 const std::string& digest) {
-    out_ << "case " << key << ": " << outcome_name(o) << (detail.empty() ? "" : ": " + detail) << ", " << what << " "
-         << (digest.empty() ? "(none)" : digest) << "\n";
+  void case_line(const std::string& key, Outcome o, const std::string& detail,
+                 const std::string& what, const std::string& digest) {
+    out_ << "case " << key << ": " << outcome_name(o) << (detail.empty() ? "" : ": " + detail)
+         << ", " << what << " " << (digest.empty() ? "(none)" : digest) << "\n";
   }
 
   void end_family(const FamilyRun& f) {
@@ -529,29 +588,36 @@ class Collector {
     progress_.reset();
     if (!judging_) {
       if (!case_lines_) {
-        out_ << "  " << f.family->name << ": " << counts_[Outcome::ok] + counts_[Outcome::fail] +
-                                                      counts_[Outcome::not_supported] + counts_[Outcome::skipped]
+        out_ << "  " << f.family->name << ": "
+             << counts_[Outcome::ok] + counts_[Outcome::fail] + counts_[Outcome::not_supported] +
+                    counts_[Outcome::skipped]
              << " of its " << f.cases << " cases here: OK " << counts_[Outcome::ok] << ", FAIL "
-             << counts_[Outcome::fail] << ", NOT_SUPPORTED " << counts_[Outcome::not_supported] << ", SKIPPED "
-             << counts_[Outcome::skipped] << "; route targets and aims not judged: " << not_judging_why_ << "\n";
+             << counts_[Outcome::fail] << ", NOT_SUPPORTED " << counts_[Outcome::not_supported]
+             << ", SKIPPED " << counts_[Outcome::skipped]
+             << "; route targets and aims not judged: " << not_judging_why_ << "\n";
       }
       return;
     }
-    // A family's route targets are shares of its random cases: with none (--cases 0) there is nothing to judge.
-    // Class targets (the value_class family) count examples too, so they are judged with no random cases.
+    // A family's route targets are shares of its random cases: with none (--cases 0) there is
+    // nothing to judge. Class targets (the value_class family) count examples too, so they are
+    // judged with no random cases.
     const std::string short_of_target =
-        (random_cases_ > 0 ? check_targets(*f.family, random_routes_) : "") + check_class_targets(*f.family, class_runs_);
-    if (!short_of_target.empty()) record(Outcome::fail, f.family->name, "route-targets", short_of_target, 0);
+        (random_cases_ > 0 ? check_targets(*f.family, random_routes_) : "") +
+        check_class_targets(*f.family, class_runs_);
+    if (!short_of_target.empty())
+      record(Outcome::fail, f.family->name, "route-targets", short_of_target, 0);
     const std::string missed_aims = check_aims(*f.family, example_results_, aims_);
     if (!missed_aims.empty()) record(Outcome::fail, f.family->name, "aims", missed_aims, 0);
     for (const std::string& why : aims_unreachable_here(*f.family, aims_)) {
       out_ << "  " << f.family->name << ": aim not reachable here: " << why << "\n";
     }
     out_ << "  " << f.family->name << ": " << f.cases << " cases (" << f.examples << " boundary, "
-         << f.cases - f.examples << " random): OK " << counts_[Outcome::ok] << ", FAIL " << counts_[Outcome::fail]
-         << ", NOT_SUPPORTED " << counts_[Outcome::not_supported] << ", SKIPPED " << counts_[Outcome::skipped]
-         << (random_cases_ == 0 ? "; route targets not judged (no random cases)"
-             : short_of_target.empty() ? "" : "; targets missed: " + short_of_target)
+         << f.cases - f.examples << " random): OK " << counts_[Outcome::ok] << ", FAIL "
+         << counts_[Outcome::fail] << ", NOT_SUPPORTED " << counts_[Outcome::not_supported]
+         << ", SKIPPED " << counts_[Outcome::skipped]
+         << (random_cases_ == 0        ? "; route targets not judged (no random cases)"
+             : short_of_target.empty() ? ""
+                                       : "; targets missed: " + short_of_target)
          << "\n";
   }
 
@@ -563,24 +629,29 @@ class Collector {
       if (a.ok && detail.empty()) {
         const std::string hash = a.result.at("token_sha256");
         if (model_first_.empty()) model_first_ = hash;
-        if (hash != model_first_) detail = "token hash " + hash + ", expected " + model_first_ + " (the first route's)";
+        if (hash != model_first_)
+          detail = "token hash " + hash + ", expected " + model_first_ + " (the first route's)";
       }
       const Outcome o = detail.empty() ? Outcome::ok : Outcome::fail;
       record(o, "model", route.label, detail, a.ok ? a.result.at("seconds").get<double>() : 0);
-      if (case_lines_) case_line("model/" + route.label, o, detail, "token sha256", a.ok ? a.result.at("token_sha256").get<std::string>() : std::string());
+      if (case_lines_)
+        case_line("model/" + route.label, o, detail, "token sha256",
+                  a.ok ? a.result.at("token_sha256").get<std::string>() : std::string());
     }
     if (t.index + 1 == plan_.model_tasks) {
       progress_->finish("done");
       progress_.reset();
       const ModelSpec spec;
-      out_ << "level 3, model: " << spec.layers + 1 << " operator calls per prompt of " << spec.tokens << " tokens, "
-           << plan_.model_tasks << " routes x 3 repeats, token hash " << model_first_ << "\n";
+      out_ << "level 3, model: " << spec.layers + 1 << " operator calls per prompt of "
+           << spec.tokens << " tokens, " << plan_.model_tasks << " routes x 3 repeats, token hash "
+           << model_first_ << "\n";
     }
   }
 
   // Each seed8 digest against the golden manifest's.
   void golden_case(const Task& t, const Arrived& a) {
-    if (!golden_manifest_) golden_manifest_ = nvh::parse_manifest(golden_.text, golden_.source + " (built in)");
+    if (!golden_manifest_)
+      golden_manifest_ = nvh::parse_manifest(golden_.text, golden_.source + " (built in)");
     const std::string name = t.spec.name();
     if (a.present) golden_case_arrived(t.spec, a);
     if (t.index + 1 == plan_.golden_tasks) end_golden();
@@ -608,13 +679,16 @@ class Collector {
       const auto golden = golden_manifest_->cases.find(name);
       CaseSpec spec = golden_spec;
       spec.family = "golden";  // the level it failed in (the family is no part of the inputs)
-      write_repro_of(spec, a.ok ? a.result.at("route").get<std::string>() : "",
-                     a.ok ? a.result.at("y_sha256").get<std::string>() : "", detail,
-                     golden == golden_manifest_->cases.end()
-                         ? std::nullopt
-                         : std::optional<ExpectedDigest>({golden->second, golden_.source + " (built in)"}));
+      write_repro_of(
+          spec, a.ok ? a.result.at("route").get<std::string>() : "",
+          a.ok ? a.result.at("y_sha256").get<std::string>() : "", detail,
+          golden == golden_manifest_->cases.end()
+              ? std::nullopt
+              : std::optional<ExpectedDigest>({golden->second, golden_.source + " (built in)"}));
     }
-    if (case_lines_) case_line("golden/" + name, o, detail, "Y sha256", a.ok ? a.result.at("y_sha256").get<std::string>() : std::string());
+    if (case_lines_)
+      case_line("golden/" + name, o, detail, "Y sha256",
+                a.ok ? a.result.at("y_sha256").get<std::string>() : std::string());
   }
 
   void end_golden() {
@@ -629,24 +703,26 @@ class Collector {
         return g.level == Level::golden && g.spec.name() == golden_name;
       });
       if (!listed) {
-        record(Outcome::fail, "golden", golden_name, "in " + golden_.source + " but not in the seed8 list", 0);
+        record(Outcome::fail, "golden", golden_name,
+               "in " + golden_.source + " but not in the seed8 list", 0);
         ++stale;
       }
     }
-    out_ << "level 4, golden: " << golden_equal_ << " of " << golden_ran_ << " seed8 digests equal to "
-         << golden_.source << " (built in)" << (stale ? ", " + std::to_string(stale) + " golden cases not in the list" : "")
-         << "\n";
+    out_ << "level 4, golden: " << golden_equal_ << " of " << golden_ran_
+         << " seed8 digests equal to " << golden_.source << " (built in)"
+         << (stale ? ", " + std::to_string(stale) + " golden cases not in the list" : "") << "\n";
   }
 
   // A failing case's repro folder (properties/repro.h); the expected digest is
   // the reference's unless given. A repro that cannot be written is said, and
   // the run goes on: the verdicts matter more.
-  void write_repro_of(const CaseSpec& spec, const std::string& route, const std::string& got, const std::string& detail,
-                      const std::optional<ExpectedDigest>& expected) {
+  void write_repro_of(const CaseSpec& spec, const std::string& route, const std::string& got,
+                      const std::string& detail, const std::optional<ExpectedDigest>& expected) {
     if (!write_repros_) return;
     try {
       const ExpectedDigest e = expected ? *expected : reference_digest(spec, make_inputs(spec));
-      repros_.push_back(write_repro(o_.out_dir, spec, {route, backend_, arch_, o_.seed, e.sha256, e.from, got, detail}));
+      repros_.push_back(write_repro(
+          o_.out_dir, spec, {route, backend_, arch_, o_.seed, e.sha256, e.from, got, detail}));
     } catch (const std::exception& e) {
       out_ << "  could not write the repro of " << spec.name() << ": " << e.what() << "\n";
     }
@@ -663,7 +739,7 @@ class Collector {
   nvh::Manifest& manifest_;
 
   std::optional<nvh::Progress> progress_;
-  std::map<Outcome, int> counts_;   // of the current group
+  std::map<Outcome, int> counts_;     // of the current group
   std::vector<Route> random_routes_;  // of the current family
   std::vector<ClassRun> class_runs_;  // every passing case's value class and routes, current family
   std::vector<ExampleResult> example_results_;  // the current family's examples, for its aims
@@ -680,16 +756,20 @@ class Collector {
 
 // ---------------------------------------------------------------------------
 
-std::vector<nvh::BranchSite> branch_sites(const std::vector<nvh::probe::SiteCount>& counts, const std::string& root) {
+std::vector<nvh::BranchSite> branch_sites(const std::vector<nvh::probe::SiteCount>& counts,
+                                          const std::string& root) {
   std::vector<nvh::BranchSite> sites;
   for (const nvh::probe::SiteCount& c : counts) {
-    const std::string file = c.file < kProbeFileCount ? kProbeFiles[c.file] : "unknown_probe_file_" + std::to_string(c.file);
+    const std::string file = c.file < kProbeFileCount
+                                 ? kProbeFiles[c.file]
+                                 : "unknown_probe_file_" + std::to_string(c.file);
     sites.push_back({root + "/" + file, c.line, c.taken, c.not_taken});
   }
   return sites;
 }
 
-std::string write_outputs(const std::string& dir, const std::vector<nvh::JUnitSuite>& suites, const nvh::Manifest& manifest) {
+std::string write_outputs(const std::string& dir, const std::vector<nvh::JUnitSuite>& suites,
+                          const nvh::Manifest& manifest) {
   nvh::write_junit_xml(suites, dir + "/junit.xml");
   nvh::write_manifest(manifest, dir + "/manifest.json");
   return dir + "/junit.xml, " + dir + "/manifest.json, " + dir + "/routes.jsonl";
@@ -697,7 +777,8 @@ std::string write_outputs(const std::string& dir, const std::vector<nvh::JUnitSu
 
 // The launches the workers appended to the run's route log (none: no file).
 std::vector<nvh::LaunchRecord> logged_launches(const std::string& route_log) {
-  return std::filesystem::exists(route_log) ? nvh::read_route_log(route_log) : std::vector<nvh::LaunchRecord>{};
+  return std::filesystem::exists(route_log) ? nvh::read_route_log(route_log)
+                                            : std::vector<nvh::LaunchRecord>{};
 }
 
 // `argument` names the option the folder comes from, for the message.
@@ -706,7 +787,8 @@ void make_folder(const std::string& argument, const std::string& dir) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) {
-    throw std::invalid_argument("run_verify: " + argument + " = " + dir + ": cannot create the folder: " + error.message());
+    throw std::invalid_argument("run_verify: " + argument + " = " + dir +
+                                ": cannot create the folder: " + error.message());
   }
 }
 
@@ -715,40 +797,47 @@ void make_folder(const std::string& argument, const std::string& dir) {
 // probe counts (it combines no device coverage).
 int report_run(const VerifyOptions& o, const BackendInfo& info, const std::string& route_log,
                const std::string& not_judged, const Collector& collector, Tally& tally,
-               const std::vector<nvh::JUnitSuite>& suites, const nvh::Manifest& manifest, Clock::time_point start,
-               std::ostream& out) {
+               const std::vector<nvh::JUnitSuite>& suites, const nvh::Manifest& manifest,
+               Clock::time_point start, std::ostream& out) {
   // The gate judges the launches of this run only. A run of some families
   // cannot be expected to reach every route: its gate is shown, not judged.
-  const nvh::GateReport gate = nvh::evaluate_gate(gate_declaration(), info.gates, logged_launches(route_log));
+  const nvh::GateReport gate =
+      nvh::evaluate_gate(gate_declaration(), info.gates, logged_launches(route_log));
   nvh::RouteRecorder::global().set_log_path("");
   out << "\nroute coverage:\n" << nvh::render_gate_text(gate, not_judged);
-  if (not_judged.empty() && !gate.passed()) tally.add(Outcome::fail, "route-coverage-gate", "see the route table");
+  if (not_judged.empty() && !gate.passed())
+    tally.add(Outcome::fail, "route-coverage-gate", "see the route table");
   std::ofstream(o.out_dir + "/route_gate.txt") << nvh::render_gate_text(gate, not_judged);
   std::ofstream(o.out_dir + "/route_gate.json") << nvh::render_gate_json(gate, not_judged);
   if (!o.device_coverage.empty()) {  // kernel branch coverage next to the route table
-    const std::string root = o.source_root.empty()
-                                 ? std::filesystem::path(__FILE__).parent_path().parent_path().string()
-                                 : o.source_root;
+    const std::string root =
+        o.source_root.empty() ? std::filesystem::path(__FILE__).parent_path().parent_path().string()
+                              : o.source_root;
     const std::vector<nvh::BranchSite> sites = branch_sites(collector.probe_counts(), root);
-    make_folder("device_coverage's folder", std::filesystem::path(o.device_coverage).parent_path().string());
+    make_folder("device_coverage's folder",
+                std::filesystem::path(o.device_coverage).parent_path().string());
     nvh::write_lcov_tracefile(o.device_coverage, "probes_" + info.arch, sites);
-    out << "\nkernel branch coverage (probes, " << info.arch << "): "
-        << nvh::render_trace_summary(sites, 20, root + "/") << "wrote " << o.device_coverage << "\n";
+    out << "\nkernel branch coverage (probes, " << info.arch
+        << "): " << nvh::render_trace_summary(sites, 20, root + "/") << "wrote "
+        << o.device_coverage << "\n";
   }
 
   if (!collector.repros().empty()) {
-    out << "wrote " << collector.repros().size() << " repro folder(s) of failing cases under " << o.out_dir
-        << "/repro (each README.txt says how to rerun its case)\n";
+    out << "wrote " << collector.repros().size() << " repro folder(s) of failing cases under "
+        << o.out_dir << "/repro (each README.txt says how to rerun its case)\n";
   }
   out << "\nwrote " << write_outputs(o.out_dir, suites, manifest) << "\n";
-  out << "summary: OK " << tally.counts[Outcome::ok] << ", FAIL " << tally.counts[Outcome::fail] << ", NOT_SUPPORTED "
-      << tally.counts[Outcome::not_supported] << ", SKIPPED " << tally.counts[Outcome::skipped] << "; "
+  out << "summary: OK " << tally.counts[Outcome::ok] << ", FAIL " << tally.counts[Outcome::fail]
+      << ", NOT_SUPPORTED " << tally.counts[Outcome::not_supported] << ", SKIPPED "
+      << tally.counts[Outcome::skipped] << "; "
       << (!not_judged.empty() ? "gate not judged: " + not_judged
           : gate.passed()     ? std::string("route gate passed")
                               : std::string("route gate FAILED"))
       << "; " << seconds_since(start) << " s\n";
-  for (std::size_t i = 0; i < tally.failures.size() && i < 20; ++i) out << "  FAIL " << tally.failures[i] << "\n";
-  if (tally.failures.size() > 20) out << "  ... and " << tally.failures.size() - 20 << " more (see junit.xml)\n";
+  for (std::size_t i = 0; i < tally.failures.size() && i < 20; ++i)
+    out << "  FAIL " << tally.failures[i] << "\n";
+  if (tally.failures.size() > 20)
+    out << "  ... and " << tally.failures.size() - 20 << " more (see junit.xml)\n";
   return tally.failures.empty() ? 0 : 1;
 }
 
@@ -766,27 +855,25 @@ std::string family_filter_why(const VerifyOptions& o, const Plan& plan) {
 constexpr const char* kShardFormat = "nvfp4.verify.shard.v1";
 
 // The fields every shard of one run must share, and merge checks.
-const char* const kSharedFields[] = {"seed", "random_cases", "families", "primitives", "model", "golden", "backend",
-                                     "tasks"};
+const char* const kSharedFields[] = {"seed",  "random_cases", "families", "primitives",
+                                     "model", "golden",       "backend",  "tasks"};
 
-json shard_meta(const VerifyOptions& o, int random_cases, const std::string& description, std::size_t tasks,
-                const json& primitive_results) {
-  return json{{"format", kShardFormat},
-              {"shard", {o.shard.index, o.shard.count}},
-              {"seed", o.seed},
-              {"random_cases", random_cases},
-              {"families", o.families},
-              {"primitives", o.primitives},
-              {"model", o.model},
-              {"golden", o.golden},
-              {"cases", o.cases},
-              {"backend", json::parse(description)},
-              {"tasks", tasks},
-              {"primitive_results", primitive_results}};
+json shard_meta(const VerifyOptions& o, int random_cases, const std::string& description,
+                std::size_t tasks, const json& primitive_results) {
+  return json{{"format", kShardFormat}, {"shard", {o.shard.index, o.shard.count}},
+              {"seed", o.seed},         {"random_cases", random_cases},
+              {"families", o.families}, {"primitives", o.primitives},
+              {"model", o.model},       {"golden", o.golden},
+              {"cases", o.cases},       {"backend", json::parse(description)},
+              {"tasks", tasks},         {"primitive_results", primitive_results}};
 }
 
 std::string result_line(std::size_t task, const std::string& key, const nvh::TaskOutcome& r) {
-  return json{{"task", task}, {"key", key}, {"returned", r.returned}, {"result", r.result}, {"failure", r.failure}}
+  return json{{"task", task},
+              {"key", key},
+              {"returned", r.returned},
+              {"result", r.result},
+              {"failure", r.failure}}
       .dump();
 }
 
@@ -820,7 +907,8 @@ void check_case_key(const std::string& key) {
     const std::vector<std::string> labels = model_labels();
     const std::string label = key.substr(6);
     if (std::find(labels.begin(), labels.end(), label) == labels.end()) {
-      throw std::invalid_argument("check_case_key: key = " + key + ": the model has no way labelled \"" + label +
+      throw std::invalid_argument("check_case_key: key = " + key +
+                                  ": the model has no way labelled \"" + label +
                                   "\" (its ways: " + joined(labels) + ")");
     }
     return;
@@ -831,9 +919,10 @@ void check_case_key(const std::string& key) {
 CaseSpec parse_case_key(const std::string& key) {
   const std::size_t slash = key.find('/');
   if (slash == std::string::npos) {
-    throw std::invalid_argument("parse_case_key: key = " + key +
-                                ": no '/': name the case as manifest.json keys it, FAMILY/CASE (e.g. "
-                                "decode/fp16_M1_N17_K32_bs16_bias_s1)");
+    throw std::invalid_argument(
+        "parse_case_key: key = " + key +
+        ": no '/': name the case as manifest.json keys it, FAMILY/CASE (e.g. "
+        "decode/fp16_M1_N17_K32_bs16_bias_s1)");
   }
   const std::string family = key.substr(0, slash), name = key.substr(slash + 1);
   if (family != "golden" && !find_family(family)) {
@@ -852,7 +941,8 @@ CaseSpec parse_case_key(const std::string& key) {
     for (const CaseSpec& s : named_case_list("seed8")) {
       if (s.name() == name) return s;  // as the list has it (family "seed8")
     }
-    throw std::invalid_argument("parse_case_key: key = " + key + ": " + name + " is not a case of the seed8 list");
+    throw std::invalid_argument("parse_case_key: key = " + key + ": " + name +
+                                " is not a case of the seed8 list");
   }
   spec.family = family;
   return spec;
@@ -871,15 +961,19 @@ std::vector<PlannedCase> planned_cases(const VerifyOptions& o, bool host) {
   return cases;
 }
 
-int run_verify(const BackendFactory& make_backend, const VerifyOptions& options, std::ostream& out) {
+int run_verify(const BackendFactory& make_backend, const VerifyOptions& options,
+               std::ostream& out) {
   const auto start = Clock::now();
-  if (options.out_dir.empty()) throw std::invalid_argument("run_verify: out_dir = \"\": must name a folder");
-  // --case runs what it names: level 1 never, the model and golden levels when a case of theirs is named.
+  if (options.out_dir.empty())
+    throw std::invalid_argument("run_verify: out_dir = \"\": must name a folder");
+  // --case runs what it names: level 1 never, the model and golden levels when a case of theirs is
+  // named.
   const bool case_mode = !options.cases.empty();
   VerifyOptions o = options;
   if (case_mode) {
     const auto names = [&](const char* prefix) {
-      return std::any_of(o.cases.begin(), o.cases.end(), [&](const std::string& k) { return k.rfind(prefix, 0) == 0; });
+      return std::any_of(o.cases.begin(), o.cases.end(),
+                         [&](const std::string& k) { return k.rfind(prefix, 0) == 0; });
     };
     o.primitives = false;
     o.model = names("model/");
@@ -891,31 +985,38 @@ int run_verify(const BackendFactory& make_backend, const VerifyOptions& options,
   // they interleave whole lines); the gate reads the file back.
   const std::string route_log = o.out_dir + "/routes.jsonl";
   std::filesystem::remove(route_log);
-  std::filesystem::remove_all(o.out_dir + "/repro");  // a previous run's failures are not this run's
+  std::filesystem::remove_all(o.out_dir +
+                              "/repro");  // a previous run's failures are not this run's
   nvh::RouteRecorder::global().clear();
   nvh::RouteRecorder::global().set_log_path(route_log);
 
   // In process, the one backend serves the description and every task.
   const nvh::Isolation isolation = o.isolate ? nvh::Isolation::forked : nvh::Isolation::in_process;
-  std::shared_ptr<nvh::Backend> shared = o.isolate ? nullptr : std::shared_ptr<nvh::Backend>(make_backend());
-  auto backend_here = [&]() -> std::shared_ptr<nvh::Backend> { return shared ? shared : make_backend(); };
+  std::shared_ptr<nvh::Backend> shared =
+      o.isolate ? nullptr : std::shared_ptr<nvh::Backend>(make_backend());
+  auto backend_here = [&]() -> std::shared_ptr<nvh::Backend> {
+    return shared ? shared : make_backend();
+  };
   std::string description;
   nvh::run_tasks(
       1, [&] { return std::make_unique<DescribeWorker>(backend_here); }, isolation,
       [&](std::size_t, const nvh::TaskOutcome& d) {
         const std::string threw = "threw: ";  // the backend's own message, as in process
-        if (d.failure.rfind(threw, 0) == 0) throw nvh::BackendUnavailable(d.failure.substr(threw.size()));
-        if (!d.returned) throw std::runtime_error("verify: the worker making the backend " + d.failure);
+        if (d.failure.rfind(threw, 0) == 0)
+          throw nvh::BackendUnavailable(d.failure.substr(threw.size()));
+        if (!d.returned)
+          throw std::runtime_error("verify: the worker making the backend " + d.failure);
         description = d.result;
       });
   const BackendInfo info = parse_info(description);
 
   const int random_cases = o.random_cases >= 0 ? o.random_cases : info.host ? 25 : 200;
-  out << "nvfp4-harness verify on " << info.name << " (" << info.arch << ", " << info.device_name << "), seed "
-      << o.seed << (o.isolate ? "" : ", in process (--no-fork)")
-      << (o.shard.sharded() ? ", shard " + o.shard.text() + " (tasks i with i % " + std::to_string(o.shard.count) +
-                                  " == " + std::to_string(o.shard.index) + ")"
-                            : "")
+  out << "nvfp4-harness verify on " << info.name << " (" << info.arch << ", " << info.device_name
+      << "), seed " << o.seed << (o.isolate ? "" : ", in process (--no-fork)")
+      << (o.shard.sharded()
+              ? ", shard " + o.shard.text() + " (tasks i with i % " +
+                    std::to_string(o.shard.count) + " == " + std::to_string(o.shard.index) + ")"
+              : "")
       << (case_mode ? ", " + std::to_string(o.cases.size()) + " named cases (--case)" : "") << "\n";
 
   Tally tally;
@@ -925,8 +1026,10 @@ int run_verify(const BackendFactory& make_backend, const VerifyOptions& options,
   manifest.arch = info.arch;
   manifest.tool = "nvfp4-harness verify";
   json primitive_results;  // null unless this run ran level 1
-  if (o.primitives && o.shard.index == 0) suites.push_back(verify_primitives(out, tally, &primitive_results));
-  else if (!case_mode && !o.primitives) out << "level 1, primitives: skipped (--skip primitives)\n";
+  if (o.primitives && o.shard.index == 0)
+    suites.push_back(verify_primitives(out, tally, &primitive_results));
+  else if (!case_mode && !o.primitives)
+    out << "level 1, primitives: skipped (--skip primitives)\n";
   if (!case_mode && !o.model) out << "level 3, model: skipped (--skip model)\n";
   if (!case_mode && !o.golden) out << "level 4, golden: skipped (--skip golden)\n";
 
@@ -948,19 +1051,23 @@ int run_verify(const BackendFactory& make_backend, const VerifyOptions& options,
   std::ofstream results(o.out_dir + "/results.jsonl");
   std::size_t seen = 0;  // the plan's tasks the collector has been shown
   nvh::run_tasks(
-      mine.size(), [&] { return std::make_unique<VerifyWorker>(backend_here(), plan, o, mine); }, isolation,
+      mine.size(), [&] { return std::make_unique<VerifyWorker>(backend_here(), plan, o, mine); },
+      isolation,
       [&](std::size_t j, const nvh::TaskOutcome& r) {
         for (; seen < mine[j]; ++seen) collector.on_absent(seen);
-        results << result_line(mine[j], task_key(plan, plan.tasks[mine[j]]), r) << "\n" << std::flush;
+        results << result_line(mine[j], task_key(plan, plan.tasks[mine[j]]), r) << "\n"
+                << std::flush;
         collector.on_task(seen++, r);
       },
       [&](const std::string& counts) { collector.on_finish(counts); });
   for (; seen < plan.tasks.size(); ++seen) collector.on_absent(seen);
   collector.finish();
   std::ofstream(o.out_dir + "/shard.json")
-      << shard_meta(o, random_cases, description, plan.tasks.size(), primitive_results).dump(2) << "\n";
+      << shard_meta(o, random_cases, description, plan.tasks.size(), primitive_results).dump(2)
+      << "\n";
 
-  const std::string not_judged = case_mode ? "--case names " + std::to_string(o.cases.size()) + " cases"
+  const std::string not_judged = case_mode
+                                     ? "--case names " + std::to_string(o.cases.size()) + " cases"
                                  : o.shard.sharded() ? shard_note
                                                      : family_filter_why(o, plan);
   return report_run(o, info, route_log, not_judged, collector, tally, suites, manifest, start, out);
@@ -968,9 +1075,11 @@ int run_verify(const BackendFactory& make_backend, const VerifyOptions& options,
 
 int run_merge(const MergeOptions& m, std::ostream& out) {
   const auto start = Clock::now();
-  if (m.out_dir.empty()) throw std::invalid_argument("run_merge: out_dir = \"\": must name a folder");
+  if (m.out_dir.empty())
+    throw std::invalid_argument("run_merge: out_dir = \"\": must name a folder");
   if (m.shard_dirs.empty()) {
-    throw std::invalid_argument("run_merge: shard_dirs: none given: name the --out folder of every shard");
+    throw std::invalid_argument(
+        "run_merge: shard_dirs: none given: name the --out folder of every shard");
   }
   // Every shard's folder, by its index.
   struct ShardRun {
@@ -981,15 +1090,17 @@ int run_merge(const MergeOptions& m, std::ostream& out) {
   for (const std::string& dir : m.shard_dirs) {
     std::error_code ignored;
     if (std::filesystem::equivalent(dir, m.out_dir, ignored)) {
-      throw std::invalid_argument("run_merge: " + dir + ": is also the merge's --out; merge into another folder");
+      throw std::invalid_argument("run_merge: " + dir +
+                                  ": is also the merge's --out; merge into another folder");
     }
     json meta = read_json_file(dir + "/shard.json", "not the --out folder of a verify run");
     if (meta.value("format", "") != kShardFormat) {
-      throw std::invalid_argument("run_merge: " + dir + "/shard.json: format " + meta.value("format", "(none)") +
-                                  ", expected " + kShardFormat);
+      throw std::invalid_argument("run_merge: " + dir + "/shard.json: format " +
+                                  meta.value("format", "(none)") + ", expected " + kShardFormat);
     }
     if (!meta.at("cases").empty()) {
-      throw std::invalid_argument("run_merge: " + dir + ": a --case run, not a shard of a whole run");
+      throw std::invalid_argument("run_merge: " + dir +
+                                  ": a --case run, not a shard of a whole run");
     }
     given.push_back({dir, std::move(meta)});
   }
@@ -998,15 +1109,17 @@ int run_merge(const MergeOptions& m, std::ostream& out) {
   for (const ShardRun& s : given) {
     for (const char* field : kSharedFields) {
       if (s.meta.at(field) != given[0].meta.at(field)) {
-        throw std::invalid_argument("run_merge: " + s.dir + ": " + field + " = " + s.meta.at(field).dump() + ", but " +
-                                    given[0].dir + " has " + given[0].meta.at(field).dump() +
+        throw std::invalid_argument("run_merge: " + s.dir + ": " + field + " = " +
+                                    s.meta.at(field).dump() + ", but " + given[0].dir + " has " +
+                                    given[0].meta.at(field).dump() +
                                     ": the shards of one run share it");
       }
     }
     const int index = s.meta.at("shard").at(0), n = s.meta.at("shard").at(1);
     if (n != count) {
-      throw std::invalid_argument("run_merge: " + s.dir + ": shard " + nvh::Shard{index, n}.text() + ", but " +
-                                  given[0].dir + " is one of " + std::to_string(count) + " shards");
+      throw std::invalid_argument("run_merge: " + s.dir + ": shard " + nvh::Shard{index, n}.text() +
+                                  ", but " + given[0].dir + " is one of " + std::to_string(count) +
+                                  " shards");
     }
     const ShardRun*& slot = by_index[static_cast<std::size_t>(index)];
     if (slot) {
@@ -1039,14 +1152,15 @@ int run_merge(const MergeOptions& m, std::ostream& out) {
   const Golden golden = golden_for(info);
   const Plan plan = make_plan(o, random_cases, golden);
   if (plan.tasks.size() != meta.at("tasks").get<std::size_t>()) {
-    throw std::invalid_argument("run_merge: the shards ran " + meta.at("tasks").dump() + " tasks, this binary plans " +
-                                std::to_string(plan.tasks.size()) +
+    throw std::invalid_argument("run_merge: the shards ran " + meta.at("tasks").dump() +
+                                " tasks, this binary plans " + std::to_string(plan.tasks.size()) +
                                 " for their options: merge with the binary that ran them");
   }
 
   // Each task's outcome from the shard that ran it: no task twice, none missing.
   std::vector<std::optional<nvh::TaskOutcome>> outcomes(plan.tasks.size());
-  std::vector<std::set<std::string>> keys_of(static_cast<std::size_t>(count));  // each shard's case keys
+  std::vector<std::set<std::string>> keys_of(
+      static_cast<std::size_t>(count));  // each shard's case keys
   for (int i = 0; i < count; ++i) {
     const ShardRun& s = *by_index[static_cast<std::size_t>(i)];
     const nvh::Shard shard{i, count};
@@ -1065,25 +1179,30 @@ int run_merge(const MergeOptions& m, std::ostream& out) {
       const std::size_t task = r.at("task");
       const std::string key = r.at("key");
       if (task >= plan.tasks.size() || !shard.owns(task)) {
-        throw std::invalid_argument(where + "task " + std::to_string(task) + " (" + key + ") is not one of shard " +
-                                    shard.text() + "'s");
+        throw std::invalid_argument(where + "task " + std::to_string(task) + " (" + key +
+                                    ") is not one of shard " + shard.text() + "'s");
       }
       const std::string planned = task_key(plan, plan.tasks[task]);
       if (key != planned) {
-        throw std::invalid_argument(where + "task " + std::to_string(task) + " is " + key + ", this binary plans " +
-                                    planned + ": merge with the binary that ran the shards");
+        throw std::invalid_argument(where + "task " + std::to_string(task) + " is " + key +
+                                    ", this binary plans " + planned +
+                                    ": merge with the binary that ran the shards");
       }
-      if (outcomes[task]) throw std::invalid_argument(where + "case " + key + " (task " + std::to_string(task) + ") twice");
-      outcomes[task] = nvh::TaskOutcome{r.at("returned").get<bool>(), r.at("result").get<std::string>(),
-                                        r.at("failure").get<std::string>()};
+      if (outcomes[task])
+        throw std::invalid_argument(where + "case " + key + " (task " + std::to_string(task) +
+                                    ") twice");
+      outcomes[task] =
+          nvh::TaskOutcome{r.at("returned").get<bool>(), r.at("result").get<std::string>(),
+                           r.at("failure").get<std::string>()};
       keys_of[static_cast<std::size_t>(i)].insert(key);
     }
   }
   for (std::size_t t = 0; t < plan.tasks.size(); ++t) {
     if (!outcomes[t]) {
       const ShardRun& s = *by_index[t % static_cast<std::size_t>(count)];
-      throw std::invalid_argument("run_merge: " + s.dir + " has no result for " + task_key(plan, plan.tasks[t]) +
-                                  " (task " + std::to_string(t) + "): did that shard finish?");
+      throw std::invalid_argument("run_merge: " + s.dir + " has no result for " +
+                                  task_key(plan, plan.tasks[t]) + " (task " + std::to_string(t) +
+                                  "): did that shard finish?");
     }
   }
 
@@ -1095,13 +1214,14 @@ int run_merge(const MergeOptions& m, std::ostream& out) {
     const nvh::Manifest part = nvh::read_manifest(s.dir + "/manifest.json");
     for (const auto& [key, digest] : part.cases) {
       if (!keys_of[static_cast<std::size_t>(i)].count(key)) {
-        throw std::invalid_argument("run_merge: " + s.dir + "/manifest.json: case " + key + " is not one of shard " +
-                                    nvh::Shard{i, count}.text() + "'s (overlapping shards?)");
+        throw std::invalid_argument("run_merge: " + s.dir + "/manifest.json: case " + key +
+                                    " is not one of shard " + nvh::Shard{i, count}.text() +
+                                    "'s (overlapping shards?)");
       }
       const auto [it, added] = united.emplace(key, digest);
       if (!added && it->second != digest) {
-        throw std::invalid_argument("run_merge: case " + key + " has digest " + digest + " in " + s.dir +
-                                    " and " + it->second + " in another shard");
+        throw std::invalid_argument("run_merge: case " + key + " has digest " + digest + " in " +
+                                    s.dir + " and " + it->second + " in another shard");
       }
     }
   }
@@ -1119,8 +1239,8 @@ int run_merge(const MergeOptions& m, std::ostream& out) {
   }
 
   // The whole run replayed from the shards' results, judged as one run is.
-  out << "nvfp4-harness merge of " << count << " shard(s) of verify on " << info.name << " (" << info.arch << ", "
-      << info.device_name << "), seed " << o.seed << "\n";
+  out << "nvfp4-harness merge of " << count << " shard(s) of verify on " << info.name << " ("
+      << info.arch << ", " << info.device_name << "), seed " << o.seed << "\n";
   Tally tally;
   std::vector<nvh::JUnitSuite> suites;
   nvh::Manifest manifest;
@@ -1138,14 +1258,17 @@ int run_merge(const MergeOptions& m, std::ostream& out) {
   }
   collector.finish();
   if (united != manifest.cases) {
-    throw std::invalid_argument("run_merge: the shards' manifest.json files and their results.jsonl disagree (" +
-                                std::to_string(united.size()) + " against " + std::to_string(manifest.cases.size()) +
-                                " digests)");
+    throw std::invalid_argument(
+        "run_merge: the shards' manifest.json files and their results.jsonl disagree (" +
+        std::to_string(united.size()) + " against " + std::to_string(manifest.cases.size()) +
+        " digests)");
   }
   // The merged folder reads as one whole run's (shard 0/1), so it can be merged again.
   std::ofstream(o.out_dir + "/shard.json")
-      << shard_meta(o, random_cases, description, plan.tasks.size(), primitive_results).dump(2) << "\n";
-  return report_run(o, info, route_log, family_filter_why(o, plan), collector, tally, suites, manifest, start, out);
+      << shard_meta(o, random_cases, description, plan.tasks.size(), primitive_results).dump(2)
+      << "\n";
+  return report_run(o, info, route_log, family_filter_why(o, plan), collector, tally, suites,
+                    manifest, start, out);
 }
 
 }  // namespace nvfp4

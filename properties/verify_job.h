@@ -34,7 +34,7 @@ namespace nvfp4 {
 
 struct VerifyOptions {
   std::vector<std::string> families;  // empty: all
-  int random_cases = -1;              // per family; -1: 25 on the host, 200 on a GPU; 0: boundary examples only
+  int random_cases = -1;  // per family; -1: 25 on the host, 200 on a GPU; 0: boundary examples only
   uint64_t seed = 1;
   std::string out_dir = "out/verify";
   bool primitives = true, model = true, golden = true;

@@ -25,10 +25,16 @@ class FakeGpu : public nvh::Backend {
   nvh::BackendKind kind() const override { return nvh::BackendKind::cuda; }
   std::string arch() const override { return "sm_" + std::to_string(caps_.sm()); }
   const nvh::DeviceCaps& caps() const override { return caps_; }
-  void* allocate(std::size_t bytes) override { return std::aligned_alloc(256, (bytes + 255) / 256 * 256 + 256); }
+  void* allocate(std::size_t bytes) override {
+    return std::aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);
+  }
   void release(void* p) noexcept override { std::free(p); }
-  void copy_in(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
-  void copy_out(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
+  void copy_in(void* dst, const void* src, std::size_t bytes) override {
+    std::memcpy(dst, src, bytes);
+  }
+  void copy_out(void* dst, const void* src, std::size_t bytes) override {
+    std::memcpy(dst, src, bytes);
+  }
   void fill(void* dst, uint8_t byte, std::size_t bytes) override { std::memset(dst, byte, bytes); }
   void synchronize() override {}
 
@@ -56,7 +62,8 @@ TEST(VerifyGoldenLevel, AGpuOtherThanTheH200IsSkippedSayingWhy) {
   const std::string dir = temp_dir("sm120");
   const std::string out = run_golden_level_on(12, 0, dir);
   const std::string why =
-      "the golden GPU manifest (properties/golden/seed8.h200.json) is for the H200 (sm_90) only; this device is sm_120";
+      "the golden GPU manifest (properties/golden/seed8.h200.json) is for the H200 (sm_90) only; "
+      "this device is sm_120";
   EXPECT_NE(out.find("level 4, golden: SKIPPED: " + why), std::string::npos) << out;
   std::ifstream junit(dir + "/junit.xml");
   const std::string xml((std::istreambuf_iterator<char>(junit)), std::istreambuf_iterator<char>());
@@ -68,7 +75,8 @@ TEST(VerifyGoldenLevel, AnSm90GpuIsComparedWithTheH200File) {
   const std::string dir = temp_dir("sm90");
   const std::string out = run_golden_level_on(9, 0, dir);
   // The fake cannot launch, so no digest matches; what matters is which file is named.
-  EXPECT_NE(out.find("level 4, golden: 0 of 8 seed8 digests equal to properties/golden/seed8.h200.json (built in)"),
+  EXPECT_NE(out.find("level 4, golden: 0 of 8 seed8 digests equal to "
+                     "properties/golden/seed8.h200.json (built in)"),
             std::string::npos)
       << out;
   std::filesystem::remove_all(dir);

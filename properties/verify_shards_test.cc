@@ -37,19 +37,22 @@ std::string error_of(const std::function<void()>& f) {
 // field name() leaves out show up.
 std::string fields(const CaseSpec& s) {
   std::ostringstream o;
-  o << s.family << " " << s.M << " " << s.N << " " << s.K << " " << s.block_size << " " << dtype_name(s.dtype) << " "
-    << s.bias << s.exact << " " << s.a_offset << "," << s.b_offset << "," << s.scratch_offset << "," << s.scales_offset
-    << "," << s.scale2_offset << "," << s.bias_offset << "," << s.y_offset << " " << s.seed << " "
-    << (s.options.force_route ? route_name(*s.options.force_route) : "-") << " " << s.options.native_opt_in << " "
-    << value_class_name(s.value_class);
-  if (const auto& c = s.options.simulated_caps) o << " caps " << c->sm << " " << c->native_fp4 << " " << c->backend;
+  o << s.family << " " << s.M << " " << s.N << " " << s.K << " " << s.block_size << " "
+    << dtype_name(s.dtype) << " " << s.bias << s.exact << " " << s.a_offset << "," << s.b_offset
+    << "," << s.scratch_offset << "," << s.scales_offset << "," << s.scale2_offset << ","
+    << s.bias_offset << "," << s.y_offset << " " << s.seed << " "
+    << (s.options.force_route ? route_name(*s.options.force_route) : "-") << " "
+    << s.options.native_opt_in << " " << value_class_name(s.value_class);
+  if (const auto& c = s.options.simulated_caps)
+    o << " caps " << c->sm << " " << c->native_fp4 << " " << c->backend;
   return o.str();
 }
 
 // The digest of every input a case makes (A, B, weight_scale, weight_scale_2, bias).
 std::string inputs_digest(const CaseSpec& s) {
   const CaseInputs in = make_inputs(s);
-  std::string all = nvh::sha256_hex(in.A.data(), in.A.size() * 2) + nvh::sha256_hex(in.W.packed.data(), in.W.packed.size()) +
+  std::string all = nvh::sha256_hex(in.A.data(), in.A.size() * 2) +
+                    nvh::sha256_hex(in.W.packed.data(), in.W.packed.size()) +
                     nvh::sha256_hex(in.W.scales.data(), in.W.scales.size()) +
                     nvh::sha256_hex(&in.W.global_scale, sizeof in.W.global_scale) +
                     nvh::sha256_hex(in.bias.data(), in.bias.size() * 2);
@@ -67,7 +70,8 @@ TEST(CaseNames, EveryCaseOfADefaultRunParsesBackIntoItself) {
     families.insert(family);
     EXPECT_EQ(family + "/" + parsed.name(), c.key);
     CaseSpec expected = c.spec;
-    if (family != "golden") expected.family = family;  // examples may leave it empty: the key carries it
+    if (family != "golden")
+      expected.family = family;  // examples may leave it empty: the key carries it
     EXPECT_EQ(fields(parsed), fields(expected));
     EXPECT_EQ(inputs_digest(parsed), inputs_digest(c.spec));
   }
@@ -92,7 +96,8 @@ TEST(CaseNames, EveryOptionalFieldRoundTrips) {
   s.value_class = ValueClass::scale_nan_7f;
   const std::string name = s.name();
   EXPECT_EQ(name,
-            "bf16_M9_N64_K128_bs16_bias_exact_offA2_offB1_offS4_offScale3_offGlobal4_offBias2_offY6_force-native_sm120_"
+            "bf16_M9_N64_K128_bs16_bias_exact_offA2_offB1_offS4_offScale3_offGlobal4_offBias2_"
+            "offY6_force-native_sm120_"
             "native_sm121_fp4_v-scale_nan_7f_s18446744073709551615");
   EXPECT_EQ(fields(parse_case_name(name)), fields(s));
   for (Route r : kAllRoutes) {
@@ -110,49 +115,64 @@ TEST(CaseNames, EveryOptionalFieldRoundTrips) {
 TEST(CaseNames, BadNamesSayWhichPartIsWrong) {
   const auto err = [](const std::string& name) { return error_of([&] { parse_case_name(name); }); };
   EXPECT_EQ(err("fp32_M1_N1_K16_bs16_s1"),
-            "parse_case_name: name = fp32_M1_N1_K16_bs16_s1: at \"fp32_M1_N1_K16_bs16_s1\": expected the dtype, fp16 "
+            "parse_case_name: name = fp32_M1_N1_K16_bs16_s1: at \"fp32_M1_N1_K16_bs16_s1\": "
+            "expected the dtype, fp16 "
             "or bf16");
   EXPECT_EQ(err("fp16_M1_N1_K16_s1"),
             "parse_case_name: name = fp16_M1_N1_K16_s1: at \"_s1\": expected \"_bs\" (block_size)");
   EXPECT_EQ(err("fp16_Mx_N1_K16_bs16_s1"),
-            "parse_case_name: name = fp16_Mx_N1_K16_bs16_s1: at \"x_N1_K16_bs16_s1\": M: expected a whole number");
+            "parse_case_name: name = fp16_Mx_N1_K16_bs16_s1: at \"x_N1_K16_bs16_s1\": M: expected "
+            "a whole number");
   EXPECT_EQ(err("fp16_M01_N1_K16_bs16_s1"),
-            "parse_case_name: name = fp16_M01_N1_K16_bs16_s1: at \"01_N1_K16_bs16_s1\": M: a leading 0 (name() writes "
+            "parse_case_name: name = fp16_M01_N1_K16_bs16_s1: at \"01_N1_K16_bs16_s1\": M: a "
+            "leading 0 (name() writes "
             "none)");
   EXPECT_EQ(err("fp16_M1_N1_K16_bs16_offA0_s1"),
-            "parse_case_name: name = fp16_M1_N1_K16_bs16_offA0_s1: at \"_s1\": A's offset: 0 (name() leaves a zero "
+            "parse_case_name: name = fp16_M1_N1_K16_bs16_offA0_s1: at \"_s1\": A's offset: 0 "
+            "(name() leaves a zero "
             "offset out)");
   EXPECT_EQ(err("fp16_M1_N1_K16_bs16_force-gemv_fast_s1"),
-            "parse_case_name: name = fp16_M1_N1_K16_bs16_force-gemv_fast_s1: at \"gemv_fast_s1\": expected a route "
+            "parse_case_name: name = fp16_M1_N1_K16_bs16_force-gemv_fast_s1: at \"gemv_fast_s1\": "
+            "expected a route "
             "name after _force-");
   EXPECT_EQ(err("fp16_M1_N1_K16_bs16_v-a_purple_s1"),
-            "parse_case_name: name = fp16_M1_N1_K16_bs16_v-a_purple_s1: at \"a_purple_s1\": expected a value class "
+            "parse_case_name: name = fp16_M1_N1_K16_bs16_v-a_purple_s1: at \"a_purple_s1\": "
+            "expected a value class "
             "after _v-");
   EXPECT_EQ(err("fp16_M1_N1_K16_bs16_s1_bias"),
-            "parse_case_name: name = fp16_M1_N1_K16_bs16_s1_bias: at \"_bias\": unexpected text after the seed (or a "
+            "parse_case_name: name = fp16_M1_N1_K16_bs16_s1_bias: at \"_bias\": unexpected text "
+            "after the seed (or a "
             "field out of name()'s order)");
   EXPECT_EQ(err("fp16_M1_N1_K16_bs16_exact_bias_s1"),
-            "parse_case_name: name = fp16_M1_N1_K16_bs16_exact_bias_s1: at \"_bias_s1\": expected \"_s\" (the seed, "
+            "parse_case_name: name = fp16_M1_N1_K16_bs16_exact_bias_s1: at \"_bias_s1\": expected "
+            "\"_s\" (the seed, "
             "last)");
   EXPECT_EQ(err("fp16_M1_N1_K16_bs16_s18446744073709551616"),
-            "parse_case_name: name = fp16_M1_N1_K16_bs16_s18446744073709551616: at \"18446744073709551616\": the "
+            "parse_case_name: name = fp16_M1_N1_K16_bs16_s18446744073709551616: at "
+            "\"18446744073709551616\": the "
             "seed: out of range");
-  EXPECT_EQ(err("fp16_M1_N1_K16_bs16_s"), "parse_case_name: name = fp16_M1_N1_K16_bs16_s: at \"\": the seed: expected a whole number");
+  EXPECT_EQ(
+      err("fp16_M1_N1_K16_bs16_s"),
+      "parse_case_name: name = fp16_M1_N1_K16_bs16_s: at \"\": the seed: expected a whole number");
   EXPECT_EQ(err(""), "parse_case_name: name = : at \"\": expected the dtype, fp16 or bf16");
 }
 
 TEST(CaseNames, BadKeysSayWhichPartIsWrong) {
   const auto err = [](const std::string& key) { return error_of([&] { parse_case_key(key); }); };
-  EXPECT_NE(err("fp16_M1_N1_K16_bs16_s1").find("parse_case_key: key = fp16_M1_N1_K16_bs16_s1: no '/': name the case "
-                                                "as manifest.json keys it, FAMILY/CASE"),
+  EXPECT_NE(err("fp16_M1_N1_K16_bs16_s1")
+                .find("parse_case_key: key = fp16_M1_N1_K16_bs16_s1: no '/': name the case "
+                      "as manifest.json keys it, FAMILY/CASE"),
             std::string::npos);
-  EXPECT_NE(err("nosuch/fp16_M1_N1_K16_bs16_s1").find("parse_case_key: key = nosuch/fp16_M1_N1_K16_bs16_s1: unknown "
-                                                      "family \"nosuch\" (the families: decode, "),
+  EXPECT_NE(err("nosuch/fp16_M1_N1_K16_bs16_s1")
+                .find("parse_case_key: key = nosuch/fp16_M1_N1_K16_bs16_s1: unknown "
+                      "family \"nosuch\" (the families: decode, "),
             std::string::npos);
   EXPECT_EQ(err("decode/fp16_M1_N1"),
-            "parse_case_key: key = decode/fp16_M1_N1: parse_case_name: name = fp16_M1_N1: at \"\": expected \"_K\" (K)");
+            "parse_case_key: key = decode/fp16_M1_N1: parse_case_name: name = fp16_M1_N1: at \"\": "
+            "expected \"_K\" (K)");
   EXPECT_EQ(err("golden/fp16_M1_N1_K16_bs16_s1"),
-            "parse_case_key: key = golden/fp16_M1_N1_K16_bs16_s1: fp16_M1_N1_K16_bs16_s1 is not a case of the seed8 list");
+            "parse_case_key: key = golden/fp16_M1_N1_K16_bs16_s1: fp16_M1_N1_K16_bs16_s1 is not a "
+            "case of the seed8 list");
   EXPECT_EQ(parse_case_key("decode/fp16_M1_N17_K32_bs16_bias_s1").family, "decode");
 }
 
@@ -224,8 +244,10 @@ TEST(CaseRerun, ACaseFromARunsManifestRerunsWithItsDigest) {
   const Ran r = verify(again);
   EXPECT_EQ(r.rc, 0) << r.out;
   for (const std::string& key : keys) {
-    EXPECT_NE(r.out.find("case " + key + ": OK, Y sha256 " + m.cases.at(key) + "\n"), std::string::npos)
-        << key << "\n" << r.out;
+    EXPECT_NE(r.out.find("case " + key + ": OK, Y sha256 " + m.cases.at(key) + "\n"),
+              std::string::npos)
+        << key << "\n"
+        << r.out;
   }
   EXPECT_NE(r.out.find("gate not judged: --case names 3 cases"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("level 1"), std::string::npos) << r.out;  // only what was named
@@ -273,8 +295,9 @@ TEST(Shards, NShardsMergedAreTheUnshardedRun) {
       s.out_dir = temp_dir("shard" + std::to_string(i) + "of" + std::to_string(n));
       const Ran part = verify(s);
       EXPECT_EQ(part.rc, 0) << part.out;
-      EXPECT_NE(part.out.find("gate not judged: shard " + s.shard.text() + ": gate judged after merge"),
-                std::string::npos)
+      EXPECT_NE(
+          part.out.find("gate not judged: shard " + s.shard.text() + ": gate judged after merge"),
+          std::string::npos)
           << part.out;
       shards.push_back(s.out_dir);
     }
@@ -305,7 +328,8 @@ TEST(Shards, ShardsOfOneFamilyJudgeItsTargetsAfterMerge) {
     s.shard = {i, 3};
     s.out_dir = temp_dir("decode_shard" + std::to_string(i));
     const Ran part = verify(s);
-    EXPECT_NE(part.out.find("route targets and aims not judged: shard " + s.shard.text()), std::string::npos)
+    EXPECT_NE(part.out.find("route targets and aims not judged: shard " + s.shard.text()),
+              std::string::npos)
         << part.out;
     shards.push_back(s.out_dir);
   }
@@ -318,7 +342,8 @@ TEST(Shards, ShardsOfOneFamilyJudgeItsTargetsAfterMerge) {
 }
 
 // Cheap shards (one family, no random case) for merge's refusals.
-std::string cheap_shard(const std::string& name, int index, int count, uint64_t seed = 1, int random_cases = 0) {
+std::string cheap_shard(const std::string& name, int index, int count, uint64_t seed = 1,
+                        int random_cases = 0) {
   VerifyOptions o;
   o.families = {"empty"};
   o.random_cases = random_cases;
@@ -337,14 +362,16 @@ std::string merge_error(const std::vector<std::string>& shards) {
 TEST(Shards, MergeRefusesShardsThatAreNotOneRun) {
   const std::string a = cheap_shard("a", 0, 2), b = cheap_shard("b", 1, 2);
   EXPECT_EQ(merge(temp_dir("ab"), {a, b}).rc, 0);
-  EXPECT_EQ(merge_error({a}), "run_merge: shard 1/2 is missing: merge every shard of the run (given 1)");
-  EXPECT_EQ(merge_error({a, b, a}), "run_merge: " + a + ": shard 0/2 given twice (" + a + " is it too)");
+  EXPECT_EQ(merge_error({a}),
+            "run_merge: shard 1/2 is missing: merge every shard of the run (given 1)");
+  EXPECT_EQ(merge_error({a, b, a}),
+            "run_merge: " + a + ": shard 0/2 given twice (" + a + " is it too)");
   const std::string other_seed = cheap_shard("seed", 1, 2, 7);
-  EXPECT_EQ(merge_error({a, other_seed}),
-            "run_merge: " + other_seed + ": seed = 7, but " + a + " has 1: the shards of one run share it");
+  EXPECT_EQ(merge_error({a, other_seed}), "run_merge: " + other_seed + ": seed = 7, but " + a +
+                                              " has 1: the shards of one run share it");
   const std::string more_cases = cheap_shard("more", 1, 2, 1, 2);
-  EXPECT_EQ(merge_error({a, more_cases}),
-            "run_merge: " + more_cases + ": random_cases = 2, but " + a + " has 0: the shards of one run share it");
+  EXPECT_EQ(merge_error({a, more_cases}), "run_merge: " + more_cases + ": random_cases = 2, but " +
+                                              a + " has 0: the shards of one run share it");
   const std::string of_three = cheap_shard("three", 1, 3);
   EXPECT_EQ(merge_error({a, of_three}),
             "run_merge: " + of_three + ": shard 1/3, but " + a + " is one of 2 shards");
@@ -354,13 +381,16 @@ TEST(Shards, MergeRefusesShardsThatAreNotOneRun) {
   std::string meta = file_text(gpu + "/shard.json");
   meta.replace(meta.find("\"host executor\""), 15, "\"NVIDIA H200\"");
   std::ofstream(gpu + "/shard.json") << meta;
-  EXPECT_NE(merge_error({a, gpu}).find("run_merge: " + gpu + ": backend = {"), std::string::npos) << merge_error({a, gpu});
+  EXPECT_NE(merge_error({a, gpu}).find("run_merge: " + gpu + ": backend = {"), std::string::npos)
+      << merge_error({a, gpu});
 
   // A case in two shards: shard 1's results claim one of shard 0's cases.
   const std::string overlap = cheap_shard("overlap", 1, 2);
-  const std::string first_of_a = file_text(a + "/results.jsonl").substr(0, file_text(a + "/results.jsonl").find('\n'));
+  const std::string first_of_a =
+      file_text(a + "/results.jsonl").substr(0, file_text(a + "/results.jsonl").find('\n'));
   std::ofstream(overlap + "/results.jsonl", std::ios::app) << first_of_a << "\n";
-  EXPECT_NE(merge_error({a, overlap}).find("task 0 (empty/"), std::string::npos) << merge_error({a, overlap});
+  EXPECT_NE(merge_error({a, overlap}).find("task 0 (empty/"), std::string::npos)
+      << merge_error({a, overlap});
   EXPECT_NE(merge_error({a, overlap}).find(") is not one of shard 1/2's"), std::string::npos);
 
   // A manifest naming another shard's case.
@@ -369,13 +399,15 @@ TEST(Shards, MergeRefusesShardsThatAreNotOneRun) {
   const nvh::Manifest of_a = nvh::read_manifest(a + "/manifest.json");
   m.cases.insert(*of_a.cases.begin());
   nvh::write_manifest(m, foreign + "/manifest.json");
-  EXPECT_EQ(merge_error({a, foreign}), "run_merge: " + foreign + "/manifest.json: case " + of_a.cases.begin()->first +
+  EXPECT_EQ(merge_error({a, foreign}), "run_merge: " + foreign + "/manifest.json: case " +
+                                           of_a.cases.begin()->first +
                                            " is not one of shard 1/2's (overlapping shards?)");
 
   // A shard that did not finish.
   const std::string cut = cheap_shard("cut", 1, 2);
   std::ofstream(cut + "/results.jsonl", std::ios::trunc);
-  EXPECT_NE(merge_error({a, cut}).find("run_merge: " + cut + " has no result for empty/"), std::string::npos)
+  EXPECT_NE(merge_error({a, cut}).find("run_merge: " + cut + " has no result for empty/"),
+            std::string::npos)
       << merge_error({a, cut});
 }
 

@@ -40,10 +40,11 @@ struct ElementVerdict {
 std::string explain(const ElementVerdict& v, int64_t m, int64_t n) {
   const std::string element = detail::element_name("Y", m, n);
   switch (v.why) {
-    case Inexact::no: return "";
+    case Inexact::no:
+      return "";
     case Inexact::grid:
-      return element + ": term grid 2^" + std::to_string(v.grid_exp) + " is below 2^" + std::to_string(kMinGridExp) +
-             " (fp32's spacing 2^-149 times gemv_mma's 2^7)";
+      return element + ": term grid 2^" + std::to_string(v.grid_exp) + " is below 2^" +
+             std::to_string(kMinGridExp) + " (fp32's spacing 2^-149 times gemv_mma's 2^7)";
     case Inexact::units:
       return element + ": sum of |terms| = " + detail::float_text(v.units) + " units of 2^" +
              std::to_string(v.grid_exp) + " (" + detail::float_text(v.bits) + " bits) >= 2^24";
@@ -130,17 +131,25 @@ ElementVerdict judge_terms(const std::vector<double>& terms) {
 
 const char* sum_outcome_name(SumOutcome o) {
   switch (o) {
-    case SumOutcome::nan: return "nan";
-    case SumOutcome::pos_inf: return "+inf";
-    case SumOutcome::neg_inf: return "-inf";
-    case SumOutcome::exact: return "exact";
-    case SumOutcome::rounded: return "rounded";
-    case SumOutcome::overflow: return "overflow";
+    case SumOutcome::nan:
+      return "nan";
+    case SumOutcome::pos_inf:
+      return "+inf";
+    case SumOutcome::neg_inf:
+      return "-inf";
+    case SumOutcome::exact:
+      return "exact";
+    case SumOutcome::rounded:
+      return "rounded";
+    case SumOutcome::overflow:
+      return "overflow";
   }
   return "?";
 }
 
-bool outcome_is_determined(SumOutcome o) { return o != SumOutcome::rounded && o != SumOutcome::overflow; }
+bool outcome_is_determined(SumOutcome o) {
+  return o != SumOutcome::rounded && o != SumOutcome::overflow;
+}
 
 ExactnessReport analyze_exactness(const uint16_t* A, const uint16_t* W, const uint16_t* bias,
                                   int64_t M, int64_t N, int64_t K, Half kind) {

@@ -104,7 +104,9 @@ TEST(Exactness, GridBelowTheFp32SpacingIsNotExact) {
   const ExactnessReport r = analyze_exactness(A.data(), W.data(), nullptr, 1, 1, 1, Half::bf16);
   EXPECT_FALSE(r.exact);
   EXPECT_EQ(r.worst_bits, std::numeric_limits<double>::infinity());
-  EXPECT_EQ(r.why, "Y[0,0]: term grid 2^-160 is below 2^-142 (fp32's spacing 2^-149 times gemv_mma's 2^7)");
+  EXPECT_EQ(
+      r.why,
+      "Y[0,0]: term grid 2^-160 is below 2^-142 (fp32's spacing 2^-149 times gemv_mma's 2^7)");
 }
 
 // The grid limit is 2^-142, not fp32's 2^-149: gemv_mma's bf16 fast path sums the products
@@ -115,7 +117,8 @@ TEST(Exactness, TheGridLimitIsTwoToTheMinus142) {
     const auto W = halves({std::ldexp(1.0, e)}, Half::bf16);
     const ExactnessReport r = analyze_exactness(A.data(), W.data(), nullptr, 1, 1, 1, Half::bf16);
     EXPECT_EQ(r.exact, e == -42) << r.why;
-    EXPECT_EQ(r.outcomes, std::vector<SumOutcome>{e == -42 ? SumOutcome::exact : SumOutcome::rounded});
+    EXPECT_EQ(r.outcomes,
+              std::vector<SumOutcome>{e == -42 ? SumOutcome::exact : SumOutcome::rounded});
   }
 }
 
@@ -153,9 +156,10 @@ TEST(Exactness, OutcomesOfEverySpecialTerm) {
     double w0, w1;
     SumOutcome want;
   };
-  const Row rows[] = {{1, -inf, SumOutcome::nan},   {0, 1, SumOutcome::nan},
-                      {-1, 3, SumOutcome::neg_inf}, {1, std::ldexp(1.0, 127), SumOutcome::pos_inf},
-                      {0.5, 0.5, SumOutcome::pos_inf}, {-0.0, 0, SumOutcome::nan}};
+  const Row rows[] = {
+      {1, -inf, SumOutcome::nan},      {0, 1, SumOutcome::nan},
+      {-1, 3, SumOutcome::neg_inf},    {1, std::ldexp(1.0, 127), SumOutcome::pos_inf},
+      {0.5, 0.5, SumOutcome::pos_inf}, {-0.0, 0, SumOutcome::nan}};
   for (const Row& row : rows) {
     const auto W = halves({row.w0, row.w1}, Half::bf16);
     const ExactnessReport r = analyze_exactness(A.data(), W.data(), nullptr, 1, 1, 2, Half::bf16);
@@ -179,7 +183,8 @@ TEST(Exactness, OutcomesOfEverySpecialTerm) {
   const auto Z = halves({-0.0, 0}, Half::bf16);
   EXPECT_EQ(analyze_exactness(Z.data(), Z.data(), nullptr, 1, 1, 2, Half::bf16).outcomes,
             std::vector<SumOutcome>{SumOutcome::exact});
-  for (SumOutcome o : {SumOutcome::nan, SumOutcome::pos_inf, SumOutcome::neg_inf, SumOutcome::exact}) {
+  for (SumOutcome o :
+       {SumOutcome::nan, SumOutcome::pos_inf, SumOutcome::neg_inf, SumOutcome::exact}) {
     EXPECT_TRUE(outcome_is_determined(o)) << sum_outcome_name(o);
   }
   EXPECT_FALSE(outcome_is_determined(SumOutcome::rounded));

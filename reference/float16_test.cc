@@ -60,7 +60,8 @@ TEST(Float16, Fp16Overflow) {
 // Every NaN, whatever its sign and payload, becomes 0x7FFF: the NaN the GPU's conversions,
 // HMUL2, mma.sync and cuBLASLt write (DESIGN.md, "Special values").
 TEST(Float16, NaNBecomes7FFF) {
-  const float payloads[] = {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(),
+  const float payloads[] = {std::numeric_limits<float>::quiet_NaN(),
+                            -std::numeric_limits<float>::quiet_NaN(),
                             std::numeric_limits<float>::signaling_NaN(), std::nanf("0x1234")};
   for (Half kind : {Half::fp16, Half::bf16}) {
     EXPECT_EQ(round_to_half(kNaN, kind), 0x7FFF);

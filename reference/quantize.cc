@@ -23,9 +23,11 @@ constexpr float kE2M1TimesE4M3Max = 6.0f * 448.0f;
 
 void check_all_finite(const char* fn, const float* W, int64_t N, int64_t K) {
   for (int64_t n = 0; n < N; ++n) {
-    // The element's name is built only for the message: per weight it cost more than the quantizing.
+    // The element's name is built only for the message: per weight it cost more than the
+    // quantizing.
     for (int64_t k = 0; k < K; ++k) {
-      if (!std::isfinite(W[n * K + k])) detail::check_finite(fn, detail::element_name("W", n, k), W[n * K + k]);
+      if (!std::isfinite(W[n * K + k]))
+        detail::check_finite(fn, detail::element_name("W", n, k), W[n * K + k]);
     }
   }
 }

@@ -4,12 +4,11 @@
 #include "harness/cli/cli.h"
 
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -66,18 +65,23 @@ bool is_whole_number(const std::string& text, bool allow_minus) {
 }
 
 const CLI::Validator kWholeNumber(
-    [](std::string& text) { return is_whole_number(text, true) ? "" : text + " is not a whole number"; }, "INT");
+    [](std::string& text) {
+      return is_whole_number(text, true) ? "" : text + " is not a whole number";
+    },
+    "INT");
 
 // A 64-bit seed. CLI11 reads "-1" into an unsigned option as 2^64 - 1 and
 // 2^64 as 2^64 - 1, silently (and so does its Range), so this checks both.
 const CLI::Validator kSeed(
     [](std::string& text) {
-      if (is_whole_number(text, true) && text[0] == '-') return text + " is negative: must be 0 or more";
+      if (is_whole_number(text, true) && text[0] == '-')
+        return text + " is negative: must be 0 or more";
       if (!is_whole_number(text, false)) return text + " is not a whole number";
       uint64_t value = 0;
       const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
       if (error == std::errc::result_out_of_range) {
-        return text + " is out of range: must be at most " + std::to_string(std::numeric_limits<uint64_t>::max());
+        return text + " is out of range: must be at most " +
+               std::to_string(std::numeric_limits<uint64_t>::max());
       }
       return std::string();
     },
@@ -107,8 +111,8 @@ const CLI::Validator kCaseKey(
     },
     "FAMILY/CASE");
 
-const CLI::Validator kNotEmpty([](std::string& text) { return text.empty() ? "the value is empty (\"\")" : ""; },
-                               "NONEMPTY");
+const CLI::Validator kNotEmpty(
+    [](std::string& text) { return text.empty() ? "the value is empty (\"\")" : ""; }, "NONEMPTY");
 
 // A file to write: named, and in a folder that exists (checked before the
 // work, not after it).
@@ -137,7 +141,8 @@ std::string joined(const std::vector<std::string>& names) {
 int cmd_primitives(std::ostream& out) {
   const auto report = nvfp4::ref::check_primitives();
   out << report.to_text();
-  out << (report.total_mismatches() ? "FAIL" : "OK") << ": " << report.total_mismatches() << " mismatches\n";
+  out << (report.total_mismatches() ? "FAIL" : "OK") << ": " << report.total_mismatches()
+      << " mismatches\n";
   return report.total_mismatches() ? 1 : 0;
 }
 
@@ -164,7 +169,8 @@ int cmd_hash(const std::string& backend_name, const std::string& list, const std
   }
   progress.finish("done");
   nvh::write_manifest(m, path);
-  out << "wrote " << cases.size() << " digests from " << m.backend << " (" << m.arch << ") to " << path << "\n";
+  out << "wrote " << cases.size() << " digests from " << m.backend << " (" << m.arch << ") to "
+      << path << "\n";
   return 0;
 }
 
@@ -181,8 +187,8 @@ int cmd_bench(const nvfp4::BenchOptions& o, std::ostream& out, std::ostream& err
 
 // The manifest is read and planned before any GPU is asked for, so a bad
 // manifest fails the same way everywhere; --dry-run stops there.
-int cmd_replay(const std::string& path, const nvfp4::ReplayOptions& o, const std::string& route, const std::string& json_path,
-               bool dry_run, std::ostream& out, std::ostream& err) {
+int cmd_replay(const std::string& path, const nvfp4::ReplayOptions& o, const std::string& route,
+               const std::string& json_path, bool dry_run, std::ostream& out, std::ostream& err) {
   nvfp4::ReplayOptions options = o;
   options.route = *nvfp4::parse_replay_route(route);
   const nvfp4::ReplayManifest m = nvfp4::read_replay_manifest(path);
@@ -197,8 +203,9 @@ int cmd_replay(const std::string& path, const nvfp4::ReplayOptions& o, const std
   try {
     backend = nvh::make_cuda_backend();
   } catch (const nvh::BackendUnavailable& e) {
-    throw nvh::BackendUnavailable(std::string("replay: a replay times a GPU: ") + e.what() +
-                                  " (--dry-run checks the manifest and prints the plan without one)");
+    throw nvh::BackendUnavailable(
+        std::string("replay: a replay times a GPU: ") + e.what() +
+        " (--dry-run checks the manifest and prints the plan without one)");
   }
   const nvfp4::ReplayReport report = nvfp4::run_replay(*backend, m, options, err);
   out << nvfp4::render_replay_table(report);
@@ -211,13 +218,14 @@ int cmd_replay(const std::string& path, const nvfp4::ReplayOptions& o, const std
   return 0;
 }
 
-int cmd_gate(const std::vector<std::string>& logs, const std::string& backend_name, std::ostream& out) {
+int cmd_gate(const std::vector<std::string>& logs, const std::string& backend_name,
+             std::ostream& out) {
   auto backend = backend_named(backend_name);
   const auto records = nvh::read_route_logs(logs);
   const nvh::GateReport report =
       nvh::evaluate_gate(nvfp4::gate_declaration(), nvfp4::hardware_gates(*backend), records);
-  out << records.size() << " launch records from " << logs.size() << " path(s); hardware gates as on "
-      << backend->name() << " (" << backend->arch() << ")\n\n"
+  out << records.size() << " launch records from " << logs.size()
+      << " path(s); hardware gates as on " << backend->name() << " (" << backend->arch() << ")\n\n"
       << nvh::render_gate_text(report);
   return report.passed() ? 0 : 1;
 }
@@ -232,22 +240,28 @@ int cmd_compare(const std::string& a, const std::string& b, std::ostream& out) {
 // GoogleTest's sharding protocol: --shard wins over GTEST_TOTAL_SHARDS and
 // GTEST_SHARD_INDEX; GTEST_SHARD_STATUS_FILE is touched to say they are honoured.
 nvh::Shard shard_chosen(const std::string& option) {
-  const nvh::Shard shard = nvh::choose_shard(option, std::getenv("GTEST_TOTAL_SHARDS"), std::getenv("GTEST_SHARD_INDEX"));
-  if (const char* status = std::getenv("GTEST_SHARD_STATUS_FILE")) nvh::touch_shard_status_file(status);
+  const nvh::Shard shard = nvh::choose_shard(option, std::getenv("GTEST_TOTAL_SHARDS"),
+                                             std::getenv("GTEST_SHARD_INDEX"));
+  if (const char* status = std::getenv("GTEST_SHARD_STATUS_FILE"))
+    nvh::touch_shard_status_file(status);
   return shard;
 }
 
-int cmd_merge(const nvfp4::MergeOptions& mo, std::ostream& out) { return nvfp4::run_merge(mo, out); }
+int cmd_merge(const nvfp4::MergeOptions& mo, std::ostream& out) {
+  return nvfp4::run_merge(mo, out);
+}
 
-int cmd_verify(const std::string& backend, const nvfp4::VerifyOptions& vo, bool list_families, std::ostream& out) {
+int cmd_verify(const std::string& backend, const nvfp4::VerifyOptions& vo, bool list_families,
+               std::ostream& out) {
   if (list_families) {
     for (const auto& f : nvfp4::all_families()) out << f.name << ": " << f.aim << "\n";
     return 0;
   }
   if (!vo.device_coverage.empty() && !nvh::probe::enabled()) {
-    throw std::invalid_argument("verify: --device-coverage " + vo.device_coverage +
-                                ": this build has no branch probes (configure with -DNVFP4_DEVICE_PROBES=ON, "
-                                "e.g. the cuda-probes preset)");
+    throw std::invalid_argument(
+        "verify: --device-coverage " + vo.device_coverage +
+        ": this build has no branch probes (configure with -DNVFP4_DEVICE_PROBES=ON, "
+        "e.g. the cuda-probes preset)");
   }
   // Each worker process makes its own backend (a CUDA context does not survive fork).
   return nvfp4::run_verify([backend] { return backend_named(backend); }, vo, out);
@@ -261,7 +275,8 @@ int cmd_run(const std::string& backend_name, const std::string& inputs, const st
   const nvfp4::TensorCase c = nvfp4::read_tensor_case(inputs);
   const std::optional<nvfp4::Route> only = route.empty() ? std::nullopt : nvfp4::parse_route(route);
   const nvfp4::TensorRunReport report = nvfp4::run_tensor_case(*backend, c, only);
-  out << "nvfp4-harness run on " << backend->name() << " (" << backend->arch() << "): " << inputs << "\n"
+  out << "nvfp4-harness run on " << backend->name() << " (" << backend->arch() << "): " << inputs
+      << "\n"
       << nvfp4::render_tensor_run(c, report);
   if (!y_path.empty()) {
     const nvh::SafeTensorsFile y = nvfp4::outputs_file(c, report, only.has_value());
@@ -273,9 +288,11 @@ int cmd_run(const std::string& backend_name, const std::string& inputs, const st
     }
   }
   if (!report.failed()) return 0;
-  const bool any_failed = std::any_of(report.runs.begin(), report.runs.end(),
-                                      [](const nvfp4::RouteRun& r) { return r.outcome == nvfp4::Outcome::fail; });
-  out << (any_failed ? "FAIL: a route gave a wrong answer\n" : "FAIL: no route ran, so nothing was checked\n");
+  const bool any_failed =
+      std::any_of(report.runs.begin(), report.runs.end(),
+                  [](const nvfp4::RouteRun& r) { return r.outcome == nvfp4::Outcome::fail; });
+  out << (any_failed ? "FAIL: a route gave a wrong answer\n"
+                     : "FAIL: no route ran, so nothing was checked\n");
   return 1;
 }
 
@@ -293,104 +310,143 @@ std::vector<std::string> family_names() {
 
 }  // namespace
 
-int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, const CliHooks& hooks) {
-  CLI::App app{"nvfp4-harness: proves every dispatch route of the NVFP4 matmul is reached and computes the right bits"};
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+            const CliHooks& hooks) {
+  CLI::App app{
+      "nvfp4-harness: proves every dispatch route of the NVFP4 matmul is reached and computes the "
+      "right bits"};
   app.require_subcommand(1);
   std::string backend = "best";
 
-  auto* verify = app.add_subcommand("verify", "the main job: primitives, every case family, the model prefill, the "
-                                              "golden manifest, the route gate");
+  auto* verify =
+      app.add_subcommand("verify",
+                         "the main job: primitives, every case family, the model prefill, the "
+                         "golden manifest, the route gate");
   nvfp4::VerifyOptions vo;
   vo.before_case = hooks.before_case;
   std::vector<CLI::Option*> run_options;  // what --list excludes
-  run_options.push_back(verify->add_option("--backend", backend, "best (the GPU if usable, else host), host or cuda")
-                            ->check(CLI::IsMember(kBackends)));
-  run_options.push_back(verify->add_option("--family", vo.families,
-                                           "run only these families (repeatable); the route gate is then shown but "
-                                           "not judged, and the exit code reflects the cases only")
-                            ->check(CLI::IsMember(family_names())));
-  run_options.push_back(verify->add_option("--cases", vo.random_cases,
-                                           "random cases per family (default: 25 on the host, 200 on a GPU); 0 runs "
-                                           "the boundary examples only, without judging the families' route targets")
-                            ->check(kWholeNumber)
-                            ->check(CLI::Range(0, 100000)));
-  run_options.push_back(verify->add_option("--seed", vo.seed, "seed of the random cases (0 to 2^64 - 1)")
-                            ->check(kSeed));
-  run_options.push_back(verify->add_option("--out", vo.out_dir, "folder for routes.jsonl, manifest.json, junit.xml")
-                            ->check(kNotEmpty)
-                            ->capture_default_str());
+  run_options.push_back(
+      verify->add_option("--backend", backend, "best (the GPU if usable, else host), host or cuda")
+          ->check(CLI::IsMember(kBackends)));
+  run_options.push_back(
+      verify
+          ->add_option("--family", vo.families,
+                       "run only these families (repeatable); the route gate is then shown but "
+                       "not judged, and the exit code reflects the cases only")
+          ->check(CLI::IsMember(family_names())));
+  run_options.push_back(
+      verify
+          ->add_option("--cases", vo.random_cases,
+                       "random cases per family (default: 25 on the host, 200 on a GPU); 0 runs "
+                       "the boundary examples only, without judging the families' route targets")
+          ->check(kWholeNumber)
+          ->check(CLI::Range(0, 100000)));
+  run_options.push_back(
+      verify->add_option("--seed", vo.seed, "seed of the random cases (0 to 2^64 - 1)")
+          ->check(kSeed));
+  run_options.push_back(
+      verify->add_option("--out", vo.out_dir, "folder for routes.jsonl, manifest.json, junit.xml")
+          ->check(kNotEmpty)
+          ->capture_default_str());
   bool no_fork = false;
-  run_options.push_back(verify->add_flag("--no-fork", no_fork,
-                                         "run the cases in this process, e.g. under a debugger (by default each runs "
-                                         "in a worker process, so a case that crashes with a signal is a FAIL and "
-                                         "the run goes on; in process a crash ends the run)"));
-  auto* coverage = verify->add_option("--device-coverage", vo.device_coverage,
-                                      "write this run's kernel branch probe counts (GPU, or host executor) as an lcov "
-                                      "tracefile (its folder is made, as --out's is); needs a probe build "
-                                      "(NVFP4_DEVICE_PROBES, preset cuda-probes)")
-                       ->check(kNotEmpty);
+  run_options.push_back(
+      verify->add_flag("--no-fork", no_fork,
+                       "run the cases in this process, e.g. under a debugger (by default each runs "
+                       "in a worker process, so a case that crashes with a signal is a FAIL and "
+                       "the run goes on; in process a crash ends the run)"));
+  auto* coverage =
+      verify
+          ->add_option(
+              "--device-coverage", vo.device_coverage,
+              "write this run's kernel branch probe counts (GPU, or host executor) as an lcov "
+              "tracefile (its folder is made, as --out's is); needs a probe build "
+              "(NVFP4_DEVICE_PROBES, preset cuda-probes)")
+          ->check(kNotEmpty);
   run_options.push_back(coverage);
-  run_options.push_back(verify->add_option("--source-root", vo.source_root,
-                                           "source tree the tracefile's paths point into (default: the one this was "
-                                           "built from)")
-                            ->check(CLI::ExistingDirectory)
-                            ->needs(coverage));
+  run_options.push_back(
+      verify
+          ->add_option("--source-root", vo.source_root,
+                       "source tree the tracefile's paths point into (default: the one this was "
+                       "built from)")
+          ->check(CLI::ExistingDirectory)
+          ->needs(coverage));
   std::vector<std::string> skipped_levels;
-  run_options.push_back(verify->add_option("--skip", skipped_levels,
-                                           "leave out a level (repeatable): primitives (level 1), model (level 3) "
-                                           "or golden (level 4); the operator's cases (level 2) always run")
-                            ->check(CLI::IsMember({"primitives", "model", "golden"})));
+  run_options.push_back(
+      verify
+          ->add_option("--skip", skipped_levels,
+                       "leave out a level (repeatable): primitives (level 1), model (level 3) "
+                       "or golden (level 4); the operator's cases (level 2) always run")
+          ->check(CLI::IsMember({"primitives", "model", "golden"})));
   CLI::Option* family_option = verify->get_option("--family");
-  run_options.push_back(verify->add_option("--case", vo.cases,
-                                           "rerun only these cases (repeatable, or a comma list), each named as "
-                                           "manifest.json keys it: FAMILY/CASE, golden/CASE, or model/LABEL; the "
-                                           "name carries the case's seed and every field, so --seed does not change "
-                                           "it; prints each case's outcome and digest; the gate is not judged")
-                            ->delimiter(',')
-                            ->check(kCaseKey)
-                            ->excludes(family_option));
+  run_options.push_back(
+      verify
+          ->add_option("--case", vo.cases,
+                       "rerun only these cases (repeatable, or a comma list), each named as "
+                       "manifest.json keys it: FAMILY/CASE, golden/CASE, or model/LABEL; the "
+                       "name carries the case's seed and every field, so --seed does not change "
+                       "it; prints each case's outcome and digest; the gate is not judged")
+          ->delimiter(',')
+          ->check(kCaseKey)
+          ->excludes(family_option));
   std::string shard_option;
-  run_options.push_back(verify->add_option("--shard", shard_option,
-                                           "run shard INDEX of COUNT: task i of the run's list (levels 2 to 4 in "
-                                           "order) when i % COUNT == INDEX, level 1 in shard 0; wins over "
-                                           "GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX; the gate is judged by `merge`")
-                            ->check(kShard));
+  run_options.push_back(
+      verify
+          ->add_option("--shard", shard_option,
+                       "run shard INDEX of COUNT: task i of the run's list (levels 2 to 4 in "
+                       "order) when i % COUNT == INDEX, level 1 in shard 0; wins over "
+                       "GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX; the gate is judged by `merge`")
+          ->check(kShard));
   bool list_families = false;
   auto* list = verify->add_flag("--list", list_families, "list the families and exit");
   for (CLI::Option* o : run_options) list->excludes(o);
 
-  auto* merge = app.add_subcommand("merge", "combine the --out folders of a verify run's shards (route logs, "
-                                            "manifests, JUnit) and judge the gate over the whole");
+  auto* merge =
+      app.add_subcommand("merge",
+                         "combine the --out folders of a verify run's shards (route logs, "
+                         "manifests, JUnit) and judge the gate over the whole");
   nvfp4::MergeOptions mo;
-  merge->add_option("--out", mo.out_dir, "folder for the merged routes.jsonl, manifest.json, junit.xml")
+  merge
+      ->add_option("--out", mo.out_dir,
+                   "folder for the merged routes.jsonl, manifest.json, junit.xml")
       ->check(kNotEmpty)
       ->capture_default_str();
   merge->add_option("SHARD_DIRS", mo.shard_dirs, "every shard's verify --out folder")
       ->required()
       ->check(CLI::ExistingDirectory);
 
-  app.add_subcommand("primitives", "level 1 alone: the NVFP4 codecs against the CUDA toolkit's conversions");
+  app.add_subcommand("primitives",
+                     "level 1 alone: the NVFP4 codecs against the CUDA toolkit's conversions");
   app.add_subcommand("routes", "the routes and the reasons the dispatcher may take each for");
 
-  auto* hash = app.add_subcommand("hash", "write a hash manifest {case name -> SHA-256 of Y} for a named case list");
+  auto* hash = app.add_subcommand(
+      "hash", "write a hash manifest {case name -> SHA-256 of Y} for a named case list");
   std::string case_list = "seed8", hash_out;
   hash->add_option("--backend", backend, "best, host or cuda")->check(CLI::IsMember(kBackends));
-  hash->add_option("--cases", case_list, "case list")->check(CLI::IsMember(nvfp4::list_names()))->capture_default_str();
+  hash->add_option("--cases", case_list, "case list")
+      ->check(CLI::IsMember(nvfp4::list_names()))
+      ->capture_default_str();
   hash->add_option("--out", hash_out, "manifest file to write")->required()->check(kFileToWrite);
 
-  auto* cmp = app.add_subcommand("compare", "report the cases whose digests differ between two manifests; fails "
-                                            "unless they share a case and differ in none");
+  auto* cmp =
+      app.add_subcommand("compare",
+                         "report the cases whose digests differ between two manifests; fails "
+                         "unless they share a case and differ in none");
   std::string a, b;
   cmp->add_option("A", a, "first manifest")->required()->check(CLI::ExistingFile);
   cmp->add_option("B", b, "second manifest")->required()->check(CLI::ExistingFile);
 
-  auto* gate = app.add_subcommand("gate", "the route-coverage gate over route logs (JSON lines) written by test runs");
+  auto* gate = app.add_subcommand(
+      "gate", "the route-coverage gate over route logs (JSON lines) written by test runs");
   std::vector<std::string> logs;
-  gate->add_option("LOGS", logs, "route log files, or folders of *.jsonl")->required()->check(CLI::ExistingPath);
+  gate->add_option("LOGS", logs, "route log files, or folders of *.jsonl")
+      ->required()
+      ->check(CLI::ExistingPath);
   gate->add_option("--backend", backend, "whose hardware gates apply: best, host or cuda")
       ->check(CLI::IsMember(kBackends));
 
-  auto* bench = app.add_subcommand("bench", "time every route at the seed's and the decode shapes against the copy ceiling (GPU)");
+  auto* bench = app.add_subcommand(
+      "bench",
+      "time every route at the seed's and the decode shapes against the copy ceiling (GPU)");
   nvfp4::BenchOptions bo;
   bench->add_option("--group", bo.groups, "prefill, sweep or decode (repeatable; default all)")
       ->check(CLI::IsMember({"prefill", "sweep", "decode"}));
@@ -402,46 +458,66 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       ->check(kWholeNumber)
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
-  bench->add_option("--json", bo.json_path, "where to write the JSON report")->check(kNotEmpty)->capture_default_str();
-  bench->add_option("--global-scale", bo.global_scale,
-                    "weight_scale_2 of every input set (a power of two takes the GEMVs' fast path; e.g. 0.3 times "
-                    "their contract path)")
+  bench->add_option("--json", bo.json_path, "where to write the JSON report")
+      ->check(kNotEmpty)
+      ->capture_default_str();
+  bench
+      ->add_option("--global-scale", bo.global_scale,
+                   "weight_scale_2 of every input set (a power of two takes the GEMVs' fast path; "
+                   "e.g. 0.3 times "
+                   "their contract path)")
       ->capture_default_str();
 
-  auto* replay = app.add_subcommand(
-      "replay", "replay a model's matmuls for a prompt in prefill chunks; GPU time in dequant, GEMM and bias per route (GPU)");
+  auto* replay = app.add_subcommand("replay",
+                                    "replay a model's matmuls for a prompt in prefill chunks; GPU "
+                                    "time in dequant, GEMM and bias per route (GPU)");
   std::string replay_manifest, replay_route = "natural", replay_json;
   nvfp4::ReplayOptions ro;
   bool replay_dry_run = false;
-  replay->add_option("MANIFEST", replay_manifest, "model manifest (JSON), e.g. bench/manifests/qwen_like_prefill.json")
+  replay
+      ->add_option("MANIFEST", replay_manifest,
+                   "model manifest (JSON), e.g. bench/manifests/qwen_like_prefill.json")
       ->required()
       ->check(CLI::ExistingFile);
   replay->add_option("--prompt", ro.prompt, "prompt tokens")
       ->check(kWholeNumber)
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30))
       ->capture_default_str();
-  replay->add_option("--chunk", ro.chunk, "tokens per prefill chunk (M of every call; the last chunk may be shorter)")
+  replay
+      ->add_option("--chunk", ro.chunk,
+                   "tokens per prefill chunk (M of every call; the last chunk may be shorter)")
       ->check(kWholeNumber)
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30))
       ->capture_default_str();
-  replay->add_option("--route", replay_route, "natural (the dispatcher decides), or force prefill_scalar or prefill_vec8")
+  replay
+      ->add_option("--route", replay_route,
+                   "natural (the dispatcher decides), or force prefill_scalar or prefill_vec8")
       ->check(CLI::IsMember({"natural", "prefill_scalar", "prefill_vec8"}))
       ->capture_default_str();
-  auto* dry_run = replay->add_flag("--dry-run", replay_dry_run,
-                                   "check the manifest and print the plan (routes, calls, device memory); no GPU needed");
-  replay->add_option("--json", replay_json, "also write the report as JSON to this file (not with --dry-run)")
+  auto* dry_run = replay->add_flag(
+      "--dry-run", replay_dry_run,
+      "check the manifest and print the plan (routes, calls, device memory); no GPU needed");
+  replay
+      ->add_option("--json", replay_json,
+                   "also write the report as JSON to this file (not with --dry-run)")
       ->check(kNotEmpty)
       ->excludes(dry_run);
 
-  auto* run = app.add_subcommand(
-      "run", "run the operator on your own tensors (a safetensors file: A, B, weight_scale, weight_scale_2, optional "
-             "bias; README.md, \"Your own tensors\") on every route that accepts them, each checked against the "
-             "reference");
+  auto* run = app.add_subcommand("run",
+                                 "run the operator on your own tensors (a safetensors file: A, B, "
+                                 "weight_scale, weight_scale_2, optional "
+                                 "bias; README.md, \"Your own tensors\") on every route that "
+                                 "accepts them, each checked against the "
+                                 "reference");
   std::string run_inputs, run_route, run_y;
-  run->add_option("--inputs", run_inputs, "the safetensors file")->required()->check(CLI::ExistingFile);
+  run->add_option("--inputs", run_inputs, "the safetensors file")
+      ->required()
+      ->check(CLI::ExistingFile);
   run->add_option("--route", run_route, "run only this route")->check(CLI::IsMember(route_names()));
-  run->add_option("--out", run_y, "write Y to this safetensors file: \"Y.<route>\" for each route that ran, or \"Y\" "
-                                  "with --route")
+  run->add_option(
+         "--out", run_y,
+         "write Y to this safetensors file: \"Y.<route>\" for each route that ran, or \"Y\" "
+         "with --route")
       ->check(kFileToWrite);
   run->add_option("--backend", backend, "best (the GPU if usable, else host), host or cuda")
       ->check(CLI::IsMember(kBackends));
@@ -453,7 +529,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       commands.push_back(sub->get_name());
     }
     if (std::find(commands.begin(), commands.end(), args[1]) == commands.end()) {
-      return app.exit(CLI::ExtrasError("unknown command \"" + args[1] + "\"; the commands are: " + joined(commands),
+      return app.exit(CLI::ExtrasError("unknown command \"" + args[1] +
+                                           "\"; the commands are: " + joined(commands),
                                        static_cast<int>(CLI::ExitCodes::ExtrasError)),
                       out, err);
     }
@@ -482,11 +559,13 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (*run) return cmd_run(backend, run_inputs, run_route, run_y, out);
     if (app.got_subcommand("primitives")) return cmd_primitives(out);
     if (app.got_subcommand("routes")) return cmd_routes(out);
-    if (*hash) return cmd_hash(backend, case_list, hash_out, args.empty() ? "nvfp4-harness" : args[0], out);
+    if (*hash)
+      return cmd_hash(backend, case_list, hash_out, args.empty() ? "nvfp4-harness" : args[0], out);
     if (*cmp) return cmd_compare(a, b, out);
     if (*bench) return cmd_bench(bo, out, err);
     if (*gate) return cmd_gate(logs, backend, out);
-    if (*replay) return cmd_replay(replay_manifest, ro, replay_route, replay_json, replay_dry_run, out, err);
+    if (*replay)
+      return cmd_replay(replay_manifest, ro, replay_route, replay_json, replay_dry_run, out, err);
   } catch (const std::exception& e) {
     err << "nvfp4-harness: " << e.what() << "\n";
     return 2;

@@ -20,6 +20,7 @@ struct CliHooks {
 // itself). Returns the exit code: 0 success, 1 a failed check (verify, compare,
 // gate, primitives), 2 a command that could not run (bad file, no GPU),
 // CLI11's codes (100 and up) for bad command-line input.
-int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, const CliHooks& hooks = {});
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+            const CliHooks& hooks = {});
 
 }  // namespace nvfp4
