@@ -3,7 +3,7 @@
 #   coverage/index.sh OUT TITLE
 # It shows whatever of these OUT holds (ci/coverage.sh and
 # ci/device-coverage.sh write them): summary.txt (gcovr's summary per folder
-# and the thresholds' verdict), route_gate.txt (verify's route-coverage table,
+# and the thresholds' verdict), route_gate.txt (the route-coverage table: verify's or the test run's gate,
 # shown in full), html/ (gcovr), device-html/ and merged-html/ (genhtml),
 # route_gate.json, host.json, *.info tracefiles, *.txt reports.
 set -euo pipefail
@@ -40,7 +40,7 @@ link() {  # link FILE TEXT: a list item, if the file or folder is present
   link branch-diff.txt "branches reached on the GPU and not on the host, and the reverse"
   printf '</ul>\n'
   section "Summary" summary.txt
-  section "Route coverage (nvfp4-harness verify)" route_gate.txt
+  section "Route coverage (verify, or the gate over the test run's launches)" route_gate.txt
   section "GPU against host, by branch" branch-diff.txt
   printf '</body></html>\n'
 } >"$out/index.html"
