@@ -262,6 +262,16 @@ TEST_P(NativeOnBackend, EmptyActivationsStillWriteTheTensorScale) {
   EXPECT_EQ(g.download_as<float>(1)[0], 1.0f);  // the reference's g for amax 0
 }
 
+// K = 0 is a multiple of 16 (an empty reduction): rows with no columns
+// quantize to nothing, and the tensor scale is still written.
+TEST_P(NativeOnBackend, ZeroColumnsAreAnEmptyProblemNotAnError) {
+  nvh::Buffer g(backend(), sizeof(float));
+  backend().fill(g.data(), 0xEE, sizeof(float));
+  quantize_activations(backend(), nullptr, 3, 0, DType::fp16, ScaleOrder::row_major,
+                       {nullptr, nullptr, g.as<float>()});
+  EXPECT_EQ(g.download_as<float>(1)[0], 1.0f);  // the reference's g for amax 0
+}
+
 TEST_P(NativeOnBackend, RetileWritesTheTiledLayoutPaddingIncluded) {
   std::mt19937_64 rng(3);
   std::uniform_int_distribution<int> byte(1, 255);

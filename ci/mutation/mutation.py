@@ -929,6 +929,14 @@ def main(argv=None):
     if args.ci and summary["survived"] > 0:
         log("FAIL: %d sampled mutants survived that equivalent.json does not waive" % summary["survived"])
         return 1
+    # A timeout is not a kill: on the gcov tree a survivor's whole judge can
+    # outlast the limit, so CI fails on one unless equivalent.json waives it
+    # (e.g. a mutant that makes a loop endless, with that reason).
+    timed_out = [r["id"] for r in results if r["outcome"] == "timeout" and r["id"] not in equivalent]
+    if args.ci and timed_out:
+        log("FAIL: sampled mutants ran past the test limit without a failing test (not waived in "
+            "equivalent.json): " + ", ".join(timed_out))
+        return 1
     return 0
 
 
