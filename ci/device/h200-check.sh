@@ -5,13 +5,13 @@
 # cuda-sm90) and PROBES (preset cuda-probes, for the coverage step). Logs go
 # to OUT (default ./out/device), and all of them into OUT/device-logs.tgz.
 # Usage: [PROBES=dir] ci/device/h200-check.sh BIN [steps...]
-#   steps: tests sanitize verify hash bench replay coverage (default all)
+#   steps: tests sanitize verify shards hash bench replay coverage (default all)
 set -uo pipefail
 bin="$1"; shift
 out="${OUT:-out/device}"
 mkdir -p "$out"
 steps=("$@")
-((${#steps[@]})) || steps=(tests sanitize verify hash bench replay coverage)
+((${#steps[@]})) || steps=(tests sanitize verify shards hash bench replay coverage)
 status=0
 run() {  # run NAME CMD...: tee the output to $out/NAME.log, remember failures
   local name="$1"; shift
@@ -37,6 +37,15 @@ for step in "${steps[@]}"; do
       run memcheck_props compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/property_tests" --gtest_filter='*cuda*' ;;
     verify)
       run verify "$bin/nvfp4-harness" verify --backend cuda --out "$out/verify" ;;
+    shards)
+      # Two shards on this one GPU, one after the other, merged; the whole run
+      # with the same seed; their manifests compared case by case.
+      run verify_seed7 "$bin/nvfp4-harness" verify --backend cuda --seed 7 --out "$out/whole"
+      run shard0 "$bin/nvfp4-harness" verify --backend cuda --seed 7 --shard 0/2 --out "$out/shard0"
+      run shard1 env GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=1 "$bin/nvfp4-harness" verify --backend cuda --seed 7 \
+        --out "$out/shard1"
+      run merge "$bin/nvfp4-harness" merge --out "$out/merged" "$out/shard0" "$out/shard1"
+      run compare_merged "$bin/nvfp4-harness" compare "$out/whole/manifest.json" "$out/merged/manifest.json" ;;
     hash)
       run hash "$bin/nvfp4-harness" hash --backend cuda --cases seed8 --out "$out/seed8.h200.json" ;;
     bench)
