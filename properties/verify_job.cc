@@ -480,12 +480,11 @@ class Collector {
     }
   }
 
-  // Whose run a repro names (a failing case's README.txt gives its --backend);
-  // only a run writes repros, not a merge (its shards wrote theirs).
+  // Whose run a repro names (a failing case's README.txt gives its --backend).
+  // Only a run sets it and so writes repros, not a merge (its shards wrote theirs).
   void set_backend(const BackendInfo& info) {
     backend_ = info.name;
     arch_ = info.arch;
-    write_repros_ = true;
   }
   const std::vector<std::string>& repros() const { return repros_; }
 
@@ -660,15 +659,16 @@ class Collector {
   void golden_case_arrived(const CaseSpec& golden_spec, const Arrived& a) {
     const std::string name = golden_spec.name();
     ++golden_ran_;
+    const auto golden = golden_manifest_->cases.find(name);
+    const bool listed = golden != golden_manifest_->cases.end();
+    const std::string got = a.ok ? a.result.at("y_sha256").get<std::string>() : std::string();
     std::string detail = a.failure;
     if (a.ok) {
-      const std::string digest = a.result.at("y_sha256");
-      manifest_.cases["golden/" + name] = digest;
-      const auto it = golden_manifest_->cases.find(name);
-      if (it == golden_manifest_->cases.end()) {
+      manifest_.cases["golden/" + name] = got;
+      if (!listed) {
         detail = "not in " + golden_.source;
-      } else if (it->second != digest) {
-        detail = "digest " + digest + ", " + golden_.source + " has " + it->second;
+      } else if (golden->second != got) {
+        detail = "digest " + got + ", " + golden_.source + " has " + golden->second;
       } else {
         ++golden_equal_;
       }
@@ -676,19 +676,14 @@ class Collector {
     const Outcome o = detail.empty() ? Outcome::ok : Outcome::fail;
     record(o, "golden", name, detail, a.ok ? a.result.at("seconds").get<double>() : 0);
     if (o == Outcome::fail) {
-      const auto golden = golden_manifest_->cases.find(name);
       CaseSpec spec = golden_spec;
       spec.family = "golden";  // the level it failed in (the family is no part of the inputs)
       write_repro_of(
-          spec, a.ok ? a.result.at("route").get<std::string>() : "",
-          a.ok ? a.result.at("y_sha256").get<std::string>() : "", detail,
-          golden == golden_manifest_->cases.end()
-              ? std::nullopt
-              : std::optional<ExpectedDigest>({golden->second, golden_.source + " (built in)"}));
+          spec, a.ok ? a.result.at("route").get<std::string>() : "", got, detail,
+          listed ? std::optional<ExpectedDigest>({golden->second, golden_.source + " (built in)"})
+                 : std::nullopt);
     }
-    if (case_lines_)
-      case_line("golden/" + name, o, detail, "Y sha256",
-                a.ok ? a.result.at("y_sha256").get<std::string>() : std::string());
+    if (case_lines_) case_line("golden/" + name, o, detail, "Y sha256", got);
   }
 
   void end_golden() {
@@ -718,7 +713,7 @@ class Collector {
   // the run goes on: the verdicts matter more.
   void write_repro_of(const CaseSpec& spec, const std::string& route, const std::string& got,
                       const std::string& detail, const std::optional<ExpectedDigest>& expected) {
-    if (!write_repros_) return;
+    if (backend_.empty()) return;  // a merge
     try {
       const ExpectedDigest e = expected ? *expected : reference_digest(spec, make_inputs(spec));
       repros_.push_back(write_repro(
@@ -748,7 +743,6 @@ class Collector {
   std::size_t golden_equal_ = 0, golden_ran_ = 0;
   std::string backend_, arch_;
   std::vector<std::string> repros_;
-  bool write_repros_ = false;
   std::map<std::pair<uint32_t, uint32_t>, std::pair<uint64_t, uint64_t>> probes_;
   bool judging_ = true, case_lines_ = false;
   std::string not_judging_why_;
