@@ -28,6 +28,7 @@ import argparse
 import collections
 import datetime
 import filecmp
+import functools
 import glob
 import hashlib
 import json
@@ -326,9 +327,9 @@ class Tree:
         self.build = os.path.join(work, "build")
         self.jobs = jobs
 
-    @property
+    @functools.cached_property
     def instrumented(self):
-        """Whether the tree is a gcov build (the coverage preset)."""
+        """Whether the tree is a gcov build (the coverage preset); read once."""
         try:
             with open(os.path.join(self.build, "CMakeCache.txt")) as f:
                 return "NVFP4_COVERAGE:BOOL=ON" in f.read()
