@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Host coverage (coverage/README.md): builds the `coverage` preset (Debug,
 # gcov), runs its ctest, and hands the counts to gcovr, which keeps the
-# project's own sources (kernels/, harness/, reference/: no tests, /usr or
+# project's own sources (kernels/nvfp4_matmul/, harness/, reference/nvfp4_matmul/: no tests, /usr or
 # build folders), counts decision branches only, writes the text, HTML and
 # JSON reports, and checks each folder of coverage/thresholds. Prints a
 # one-screen summary next to the route table (verify's, or the test run's gate). Everything lands in

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI's mutation check: a fixed, seeded, stratified sample of kernels/ mutants
+# CI's mutation check: a fixed, seeded, stratified sample of kernels/nvfp4_matmul/ mutants
 # judged by the host suite inside an already-built tree (MUTATION_TREE,
 # default build/coverage: the tree CI's test command just built and tested),
 # mutating the work tree in place and restoring it after each mutant. Exits

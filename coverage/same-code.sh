@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Shows that the branch probes cost nothing when they are off (the default):
-# kernels/launch_cuda.cu, which holds every kernel of the operator, compiles
+# kernels/nvfp4_matmul/launch_cuda.cu, which holds every kernel of the operator, compiles
 # to the same PTX and the same cubin bytes
 #   off:  this tree, NVFP4_DEVICE_PROBES off
 #   none: this tree with the probe feature stripped out (coverage/strip-probes.pl:
@@ -20,19 +20,19 @@ arch=${SAME_CODE_ARCH:-90a}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# The stripped tree: the same sources, kernels/*.cuh without probes.
+# The stripped tree: the same sources, kernels/nvfp4_matmul/*.cuh without probes.
 mkdir -p "$work/none"
 cp -r harness kernels "$work/none/"
-for f in "$work"/none/kernels/*.cuh; do perl coverage/strip-probes.pl "$f" >"$f.tmp" && mv "$f.tmp" "$f"; done
-if grep -l "NVFP4_PROBE\|probes.h" "$work"/none/kernels/*.cuh; then echo "same-code: strip left probes behind" >&2; exit 2; fi
+for f in "$work"/none/kernels/nvfp4_matmul/*.cuh; do perl coverage/strip-probes.pl "$f" >"$f.tmp" && mv "$f.tmp" "$f"; done
+if grep -l "NVFP4_PROBE\|probes.h" "$work"/none/kernels/nvfp4_matmul/*.cuh; then echo "same-code: strip left probes behind" >&2; exit 2; fi
 
-# The flags of the cuda presets' kernels/ objects (CMake's compile command), -lineinfo aside.
+# The flags of the cuda presets' kernels/nvfp4_matmul/ objects (CMake's compile command), -lineinfo aside.
 flags=(-std=c++17 -O3 -DNDEBUG -DNVH_HAVE_CUDA=1 --expt-relaxed-constexpr -isystem=/usr/local/cuda/include)
 compile() {  # compile NAME SOURCE_ROOT [extra flags]: NAME.ptx and NAME.cubin
   local name=$1 src=$2
   shift 2
-  "$nvcc" "${flags[@]}" "$@" -I"$src" -arch=compute_${arch} -ptx "$src/kernels/launch_cuda.cu" -o "$work/$name.ptx"
-  "$nvcc" "${flags[@]}" "$@" -I"$src" -arch=sm_${arch} -cubin "$src/kernels/launch_cuda.cu" -o "$work/$name.cubin"
+  "$nvcc" "${flags[@]}" "$@" -I"$src" -arch=compute_${arch} -ptx "$src/kernels/nvfp4_matmul/launch_cuda.cu" -o "$work/$name.ptx"
+  "$nvcc" "${flags[@]}" "$@" -I"$src" -arch=sm_${arch} -cubin "$src/kernels/nvfp4_matmul/launch_cuda.cu" -o "$work/$name.cubin"
 }
 compile off "$PWD"
 compile none "$work/none"
@@ -65,7 +65,7 @@ elf_code() {  # elf_code CUBIN: a hex dump of each code section (.text.*), no li
   for s in $sections; do readelf -x "$s" "$1" 2>/dev/null; done
 }
 
-echo "same-code: kernels/launch_cuda.cu for sm_${arch}"
+echo "same-code: kernels/nvfp4_matmul/launch_cuda.cu for sm_${arch}"
 same=0
 report off none || same=1
 # Into files, not <(...): a dump that fails then stops the script instead of comparing empty to empty.

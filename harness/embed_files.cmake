@@ -3,7 +3,7 @@
 # the binaries also run on the GPU machine, where that tree is not. Called by
 # nvfp4_embed_files (the top CMakeLists.txt) whenever one of the files changes:
 #   cmake -DOUT=x.cc "-DFILES=a;b" -DPREFIX=kernels -DNAMESPACE=nvfp4
-#         -DARRAY=kKernelSources -DHEADER=kernels/kernel_sources.h -P embed_files.cmake
+#         -DARRAY=kKernelSources -DHEADER=kernels/nvfp4_matmul/kernel_sources.h -P embed_files.cmake
 # Hand-written: CMake has no command that embeds files, and C++17 no #embed.
 set(delimiter "nvfp4_embed")
 set(body "")

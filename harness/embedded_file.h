@@ -9,7 +9,7 @@
 namespace nvh {
 
 struct EmbeddedFile {
-  const char* path;  // e.g. "kernels/gemv_mma.cuh"
+  const char* path;  // e.g. "kernels/nvfp4_matmul/gemv_mma.cuh"
   const char* text;  // the whole file
 };
 

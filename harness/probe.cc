@@ -26,7 +26,7 @@ Registry& registry() {
 }
 
 SiteCount site_at(uint32_t slot, uint64_t taken, uint64_t not_taken) {
-  return SiteCount{file_of(slot), line_of(slot), taken, not_taken};
+  return SiteCount{bank_of(slot), file_of(slot), line_of(slot), taken, not_taken};
 }
 
 }  // namespace

@@ -11,10 +11,12 @@
 // adds one to a per-site counter: an atomic on the host, a warp-aggregated
 // atomicAdd on the device.
 //
-// A site is (file, line). The file is found in the operator's table of probe
-// files at compile time (its index picks a bank of kMaxLine counters), so the
-// counter index is a constant and can be mapped back to file:line on the
-// host. Rules: every file holding probes is in the table, sits below line
+// A site is (operator, file, line). Each operator owns a bank of slots (its
+// probe bank, a small number it declares; no two operators in one program
+// may share one), and the file is found in that operator's table of probe
+// files at compile time (its index picks kMaxLine counters in the bank), so
+// the counter index is a constant and can be mapped back to operator,
+// file:line on the host. Rules: every file holding probes is in the table, sits below line
 // kMaxLine, and has at most one probe per line (two would share a counter).
 // A static registrar per site tells the host every site that was compiled,
 // so sites that never ran are reported too (as not reached).
@@ -32,9 +34,11 @@
 namespace nvh {
 namespace probe {
 
-inline constexpr uint32_t kMaxFiles = 16;   // files per operator table
-inline constexpr uint32_t kMaxLine = 1024;  // lines per file that may hold a probe
-inline constexpr uint32_t kSlots = kMaxFiles * kMaxLine;
+inline constexpr uint32_t kMaxOperators = 4;  // probe banks, one per operator
+inline constexpr uint32_t kMaxFiles = 16;     // files per operator table
+inline constexpr uint32_t kMaxLine = 1024;    // lines per file that may hold a probe
+inline constexpr uint32_t kBankSlots = kMaxFiles * kMaxLine;
+inline constexpr uint32_t kSlots = kMaxOperators * kBankSlots;
 inline constexpr uint32_t kNoSlot = 0xFFFFFFFFu;
 
 // Whether `path` is `suffix` or ends with "/" + suffix (a whole path component).
@@ -49,19 +53,24 @@ constexpr bool path_ends_with(const char* path, const char* suffix) {
   return m == n || path[n - m - 1] == '/';
 }
 
-// The counter slot of `line` in `file`, or kNoSlot when the file is not in
-// the table or the line is past kMaxLine.
+// The counter slot of `line` in `file` of operator bank `bank`, or kNoSlot
+// when the file is not in the table, the line is past kMaxLine or the bank
+// past kMaxOperators.
 template <std::size_t N>
-constexpr uint32_t slot_of(const char* const (&files)[N], const char* file, uint32_t line) {
+constexpr uint32_t slot_of(uint32_t bank, const char* const (&files)[N], const char* file,
+                           uint32_t line) {
   static_assert(N <= kMaxFiles, "probe file table longer than nvh::probe::kMaxFiles");
+  if (bank >= kMaxOperators) return kNoSlot;
   for (std::size_t i = 0; i < N; ++i) {
     if (path_ends_with(file, files[i]))
-      return line < kMaxLine ? static_cast<uint32_t>(i) * kMaxLine + line : kNoSlot;
+      return line < kMaxLine ? bank * kBankSlots + static_cast<uint32_t>(i) * kMaxLine + line
+                             : kNoSlot;
   }
   return kNoSlot;
 }
 
-constexpr uint32_t file_of(uint32_t slot) { return slot / kMaxLine; }
+constexpr uint32_t bank_of(uint32_t slot) { return slot / kBankSlots; }
+constexpr uint32_t file_of(uint32_t slot) { return slot % kBankSlots / kMaxLine; }
 constexpr uint32_t line_of(uint32_t slot) { return slot % kMaxLine; }
 
 // Whether this build counts (NVFP4_DEVICE_PROBES).
@@ -133,8 +142,8 @@ static __device__ __forceinline__ void count_on_device(uint32_t slot, bool c) {
 template <uint32_t Slot>
 NVH_HD NVH_INLINE bool hit(bool c) {
   static_assert(Slot != kNoSlot,
-                "NVH_PROBE_IN: this file is missing from the probe file table, or the probe is "
-                "past kMaxLine");
+                "NVH_PROBE_IN: this file is missing from the probe file table, the probe is "
+                "past kMaxLine, or the bank is past kMaxOperators");
 #if defined(__CUDA_ARCH__)
   count_on_device(Slot, c);
 #else
@@ -166,11 +175,12 @@ inline void reset_this_bank() {
 }  // namespace probe
 }  // namespace nvh
 
-#define NVH_PROBE_IN(files, cond) \
-  (::nvh::probe::hit<::nvh::probe::slot_of(files, __FILE__, __LINE__)>(static_cast<bool>(cond)))
+#define NVH_PROBE_IN(bank, files, cond)                                       \
+  (::nvh::probe::hit<::nvh::probe::slot_of(bank, files, __FILE__, __LINE__)>( \
+      static_cast<bool>(cond)))
 
 #else  // probes off: the bare condition, nothing else
 
-#define NVH_PROBE_IN(files, cond) (cond)
+#define NVH_PROBE_IN(bank, files, cond) (cond)
 
 #endif

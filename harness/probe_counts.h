@@ -1,7 +1,7 @@
 // Reading the branch probes of probe.h on the host: which sites exist, and how
 // often each one's condition was true and false, in the host executor or on
-// the GPU. Operator-agnostic: a site is a (file index, line) pair; the
-// operator's probe file table turns the index into a path.
+// the GPU. Operator-agnostic: a site is an (operator bank, file index, line)
+// triple; the operator's probe file table turns the index into a path.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@ namespace nvh {
 namespace probe {
 
 struct SiteCount {
+  uint32_t bank = 0;  // the operator's probe bank (OperatorSuite::probe_bank)
   uint32_t file = 0;  // index into the operator's probe file table
   uint32_t line = 0;
   uint64_t taken = 0;      // condition true
@@ -20,14 +21,14 @@ struct SiteCount {
 enum class Counters { host, device };
 
 // Every registered site, plus any counted slot that was not registered,
-// sorted by (file, line). Empty when nothing compiled has probes on.
+// sorted by (bank, file, line). Empty when nothing compiled has probes on.
 // Reading the device counters waits for the GPU; without CUDA they are zero.
 std::vector<SiteCount> read_counts(Counters which);
 
 // Zeroes the host counters and every device bank.
 void reset_counts();
 
-// The sites compiled into this program, sorted by (file, line).
+// The sites compiled into this program, sorted by (bank, file, line).
 std::vector<SiteCount> registered_sites();
 
 // How many device banks (nvcc translation units with probes) registered.

@@ -17,16 +17,27 @@
 namespace nvh {
 namespace {
 
+// The toy operator's probes sit in bank 3, so their slots are apart from
+// those of an operator in bank 0 with the same files.
+constexpr uint32_t kToyBank = 3;
 constexpr const char* kToyFiles[] = {"harness/no_such_file.cuh", "harness/probe_test.cc"};
-#define TOY_PROBE(cond) NVH_PROBE_IN(kToyFiles, cond)
+#define TOY_PROBE(cond) NVH_PROBE_IN(kToyBank, kToyFiles, cond)
 
 static_assert(probe::path_ends_with("/src/harness/probe_test.cc", "harness/probe_test.cc"));
 static_assert(probe::path_ends_with("harness/probe_test.cc", "harness/probe_test.cc"));
 static_assert(!probe::path_ends_with("/src/xharness/probe_test.cc", "harness/probe_test.cc"));
 static_assert(!probe::path_ends_with("test.cc", "harness/probe_test.cc"));
-static_assert(probe::slot_of(kToyFiles, "/x/harness/probe_test.cc", 7) == probe::kMaxLine + 7);
-static_assert(probe::slot_of(kToyFiles, "/x/harness/other.cc", 7) == probe::kNoSlot);
-static_assert(probe::slot_of(kToyFiles, "/x/harness/probe_test.cc", probe::kMaxLine) ==
+static_assert(probe::slot_of(0, kToyFiles, "/x/harness/probe_test.cc", 7) == probe::kMaxLine + 7);
+static_assert(probe::slot_of(kToyBank, kToyFiles, "/x/harness/probe_test.cc", 7) ==
+              kToyBank * probe::kBankSlots + probe::kMaxLine + 7);
+static_assert(probe::bank_of(probe::slot_of(kToyBank, kToyFiles, "/x/harness/probe_test.cc", 7)) ==
+              kToyBank);
+static_assert(probe::file_of(probe::slot_of(kToyBank, kToyFiles, "/x/harness/probe_test.cc", 7)) ==
+              1);
+static_assert(probe::slot_of(0, kToyFiles, "/x/harness/other.cc", 7) == probe::kNoSlot);
+static_assert(probe::slot_of(0, kToyFiles, "/x/harness/probe_test.cc", probe::kMaxLine) ==
+              probe::kNoSlot);
+static_assert(probe::slot_of(probe::kMaxOperators, kToyFiles, "/x/harness/probe_test.cc", 7) ==
               probe::kNoSlot);
 
 constexpr uint32_t kLaneSiteLine = __LINE__ + 12;
@@ -51,7 +62,7 @@ struct Toy {
 
 probe::SiteCount site(const std::vector<probe::SiteCount>& sites, uint32_t line) {
   const auto it = std::find_if(sites.begin(), sites.end(), [line](const probe::SiteCount& s) {
-    return s.file == 1 && s.line == line;
+    return s.bank == kToyBank && s.file == 1 && s.line == line;
   });
   EXPECT_NE(it, sites.end()) << "no site at line " << line;
   return it == sites.end() ? probe::SiteCount{} : *it;

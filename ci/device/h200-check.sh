@@ -52,7 +52,7 @@ for step in "${steps[@]}"; do
       run bench "$bin/nvfp4-harness" bench --json "$out/bench.json" ;;
     replay)
       for route in prefill_scalar prefill_vec8; do
-        run "replay_$route" "$bin/nvfp4-harness" replay bench/manifests/qwen_like_prefill.json --prompt 8192 \
+        run "replay_$route" "$bin/nvfp4-harness" replay bench/nvfp4_matmul/manifests/qwen_like_prefill.json --prompt 8192 \
           --chunk 256 --route "$route" --json "$out/replay_$route.json"
       done ;;
     coverage)

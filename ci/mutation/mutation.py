@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Mutation testing of kernels/ (the route kernels and the dispatcher), judged
+"""Mutation testing of kernels/nvfp4_matmul/ (the route kernels and the dispatcher), judged
 by the host test suite. ci/mutation/README.md says how to run it and what the
 outcomes mean.
 
@@ -74,9 +74,9 @@ def log(*a):
 # ---------------------------------------------------------------- the files
 
 def mutated_files(root):
-    """kernels/ sources the host can judge, and the GPU-only launchers it cannot."""
+    """kernels/nvfp4_matmul/ sources the host can judge, and the GPU-only launchers it cannot."""
     judged, device_only = [], []
-    for path in sorted(glob.glob(os.path.join(root, "kernels", "*"))):
+    for path in sorted(glob.glob(os.path.join(root, "kernels", "nvfp4_matmul", "*"))):
         name = os.path.basename(path)
         rel = os.path.relpath(path, root)
         if name.endswith("_test.cc"):
@@ -155,7 +155,16 @@ def static_assert_lines(lines):
 
 # --------------------------------------------------------------- generation
 
+# The operator's kernels moved from kernels/ to kernels/nvfp4_matmul/; ids keep
+# the old spelling, so equivalent.json and the committed reports still name
+# the same mutants.
+ID_PATH_ALIASES = {"kernels/nvfp4_matmul/": "kernels/"}
+
+
 def mutant_id(rel, line, original, mutated):
+    for now, then in ID_PATH_ALIASES.items():
+        if rel.startswith(now):
+            rel = then + rel[len(now):]
     key = "\0".join([rel, str(line), original, mutated])
     return hashlib.sha256(key.encode()).hexdigest()[:12]
 
@@ -179,7 +188,7 @@ def renames_identifier(original, mutated):
 def generate_file(root, rel):
     """Every mutant universalmutator makes of one file: the engine `mutate`
     runs (mutator.mutants_regexp, called here as a library: the command line
-    writes one full copy of the file per mutant, 5 minutes for kernels/ on
+    writes one full copy of the file per mutant, 5 minutes for kernels/nvfp4_matmul/ on
     this machine against 2 s), with `mutate FILE cpp`'s rules, ignore.txt's
     lines skipped and string-only changes dropped, as `mutate` does."""
     import contextlib
@@ -341,7 +350,7 @@ class Tree:
 
     def prepare(self, root):
         """Sync the scratch copy, configure once, and build the binaries that
-        link kernels/ code: no mutant can change the others (reference/ and
+        link kernels/nvfp4_matmul/ code: no mutant can change the others (reference/nvfp4_matmul/ and
         harness/ test binaries), so they are neither built nor run."""
         os.makedirs(self.src, exist_ok=True)
         changed = sync_tree(root, self.src)
@@ -703,7 +712,7 @@ def md_cell(s):
 
 def render_markdown(doc):
     s, meta = doc["summary"], doc["meta"]
-    lines = ["# Mutation report: kernels/ and the dispatcher", ""]
+    lines = ["# Mutation report: kernels/nvfp4_matmul/ and the dispatcher", ""]
     score = "%.1f %%" % (100 * s["score"]) if s["score"] is not None else "n/a"
     lines += ["Score = killed / (killed + survived) = %d / (%d + %d) = **%s**" % (s["killed"], s["killed"], s["survived"], score), ""]
     if "score_before" in s:

@@ -1,0 +1,349 @@
+#include "bench/nvfp4_matmul/bench_job.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <iomanip>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+#include "bench/nvfp4_matmul/launch_floor.cuh"
+#include "bench/nvfp4_matmul/pattern_copy.cuh"
+#include "bench/nvfp4_matmul/read_alone.cuh"
+#include "harness/gpu_timing.h"
+#include "harness/launch.h"
+#include "harness/portable_math.h"
+#include "kernels/nvfp4_matmul/gemm_step.h"
+#include "kernels/nvfp4_matmul/nvfp4_matmul.h"
+#include "kernels/nvfp4_matmul/prefill_vec8.cuh"
+
+namespace nvfp4 {
+namespace {
+
+// One set of operator inputs in device memory, random bits (never zeros:
+// zeros can run faster than data and hide unwritten outputs).
+struct InputSet {
+  nvh::Buffer A, B, scales, g, bias, Y, scratch;
+  MatmulArgs args;
+};
+
+struct Shape {
+  int64_t M, N, K, block_size = 16;
+  DType dtype = DType::bf16;
+  bool bias = true;
+};
+
+std::vector<uint8_t> random_bytes(std::mt19937_64& rng, std::size_t n) {
+  std::vector<uint8_t> v(n);
+  for (std::size_t i = 0; i + 8 <= n; i += 8) {
+    const uint64_t r = rng();
+    std::memcpy(&v[i], &r, 8);
+  }
+  for (std::size_t i = n / 8 * 8; i < n; ++i) v[i] = static_cast<uint8_t>(rng());
+  return v;
+}
+
+std::vector<uint16_t> random_halves(std::mt19937_64& rng, int64_t n, DType t) {
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<uint16_t> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = nvh::round_to_half_bits(u(rng), half_kind(t));
+  return v;
+}
+
+std::unique_ptr<InputSet> make_set(nvh::Backend& b, const Shape& s, float g, std::mt19937_64& rng) {
+  const int64_t scale_cols = (s.K + s.block_size - 1) / s.block_size;
+  auto set = std::make_unique<InputSet>();
+  set->A = nvh::Buffer(b, static_cast<std::size_t>(s.M * s.K) * 2);
+  set->B = nvh::Buffer(b, static_cast<std::size_t>(s.N * ((s.K + 1) / 2)));
+  set->scales = nvh::Buffer(b, static_cast<std::size_t>(s.N * scale_cols));
+  set->g = nvh::Buffer(b, sizeof(float));
+  set->bias = nvh::Buffer(b, static_cast<std::size_t>(s.N) * 2);
+  set->Y = nvh::Buffer(b, static_cast<std::size_t>(s.M * s.N) * 2);
+  set->scratch = nvh::Buffer(b, static_cast<std::size_t>(s.N * s.K) * 2);
+  set->A.upload(random_halves(rng, s.M * s.K, s.dtype));
+  set->B.upload(random_bytes(rng, set->B.bytes()));
+  std::vector<uint8_t> sc = random_bytes(rng, set->scales.bytes());
+  for (auto& x : sc)
+    x = static_cast<uint8_t>(0x28 + x % 0x20);  // E4M3 in [2^-2, 2^2): finite, normal
+  set->scales.upload(sc);
+  set->g.upload(&g, sizeof g);
+  set->bias.upload(random_halves(rng, s.N, s.dtype));
+  const ElemType t = elem_type(s.dtype);
+  MatmulArgs& a = set->args;
+  a.A = {set->A.data(), {s.M, s.K}, t};
+  a.B = {set->B.data(), {s.N, (s.K + 1) / 2}, ElemType::e2m1x2};
+  a.weight_scale = {set->scales.data(), {s.N, scale_cols}, ElemType::e4m3};
+  a.weight_scale_2 = {set->g.data(), {}, ElemType::fp32};
+  if (s.bias) a.bias = {set->bias.data(), {s.N}, t};
+  a.Y = {set->Y.data(), {s.M, s.N}, t};
+  a.scratch = {set->scratch.data(), {s.N, s.K}, t};
+  a.block_size = s.block_size;
+  return set;
+}
+
+std::size_t set_bytes(const Shape& s) {
+  return static_cast<std::size_t>(s.M * s.K * 2 + s.N * (s.K + 1) / 2 + s.N * s.K / s.block_size +
+                                  s.M * s.N * 2 + s.N * s.K * 2);
+}
+
+// Enough input sets that the rotation touches at least 4x the L2 (and two at the least).
+int sets_for(const Shape& s, std::size_t l2_bytes) {
+  const std::size_t need = 4 * std::max<std::size_t>(l2_bytes, 1);
+  return static_cast<int>(std::clamp<std::size_t>((need + set_bytes(s) - 1) / set_bytes(s), 2, 64));
+}
+
+double dequant_bytes(const Shape& s) {
+  return static_cast<double>(s.N * (s.K / 2) + s.N * ((s.K + s.block_size - 1) / s.block_size) +
+                             2 * s.N * s.K);
+}
+double gemm_bytes(const Shape& s) {
+  return 2.0 * static_cast<double>(s.M * s.K + s.N * s.K + s.M * s.N);
+}
+// Packed codes and their E4M3 scales: what every decode must read.
+int64_t weight_bytes(const Shape& s) { return s.N * (s.K / 2) + s.N * (s.K / s.block_size); }
+double gemv_bytes(const Shape& s) {
+  return static_cast<double>(weight_bytes(s) + 2 * s.M * s.K + 2 * s.M * s.N + 2 * s.N);
+}
+
+class Bench {
+ public:
+  Bench(nvh::Backend& b, const BenchOptions& o, std::ostream& progress)
+      : b_(b), o_(o), progress_(progress) {}
+
+  // Times `launch(set)` rotating over fresh input sets of `shape`.
+  void time(const std::string& group, const std::string& name, const std::string& what,
+            const Shape& s, double bytes, double flops,
+            const std::function<void(InputSet&)>& launch) {
+    std::mt19937_64 rng(s.M * 1315423911u + s.N * 2654435761u + s.K);
+    std::vector<std::unique_ptr<InputSet>> sets;
+    const int n = sets_for(s, b_.caps().l2_bytes);
+    for (int i = 0; i < n; ++i) sets.push_back(make_set(b_, s, o_.global_scale, rng));
+    const nvh::TimingStats t =
+        nvh::time_launches(b_, o_.warmup, o_.reps, [&](int i) { launch(*sets[i % n]); });
+    record({group, name, what, s.M, s.N, s.K, t.median_us, t.min_us, t.max_us, bytes, flops,
+            t.launches, n});
+  }
+
+  // Times `launch()` with no inputs at all (nothing to rotate).
+  void time_bare(const std::string& group, const std::string& name, const std::string& what,
+                 const std::function<void()>& launch) {
+    const nvh::TimingStats t = nvh::time_launches(b_, o_.warmup, o_.reps, [&](int) { launch(); });
+    record({group, name, what, 0, 0, 0, t.median_us, t.min_us, t.max_us, 0, 0, t.launches, 0});
+  }
+
+  void record(const BenchRow& row) {
+    report_.rows.push_back(row);
+    progress_ << "  " << std::left << std::setw(44) << row.name << std::right << std::fixed
+              << std::setprecision(1) << std::setw(10) << row.median_us << " us  " << std::setw(5)
+              << 100.0 * row.bytes / (row.median_us * 1e-6) / report_.copy_bytes_per_s
+              << "% of copy\n";
+  }
+
+  // A device-to-device copy reading and writing `bytes` in all, over enough
+  // buffer pairs that the L2 cannot serve them.
+  void time_copy(const std::string& group, const std::string& name, const Shape& s, double bytes) {
+    const std::size_t half = static_cast<std::size_t>(bytes / 2);
+    const int n =
+        static_cast<int>(std::clamp<std::size_t>(4 * b_.caps().l2_bytes / (2 * half) + 1, 2, 64));
+    std::vector<nvh::Buffer> src, dst;
+    for (int i = 0; i < n; ++i) {
+      src.emplace_back(b_, half);
+      dst.emplace_back(b_, half);
+      b_.fill(src.back().data(), 0x5A, half);
+    }
+    const nvh::TimingStats t = nvh::time_launches(b_, o_.warmup, o_.reps, [&](int i) {
+      nvh::copy_on_device(b_, dst[i % n].data(), src[i % n].data(), half);
+    });
+    record({group, name, "copy", s.M, s.N, s.K, t.median_us, t.min_us, t.max_us, bytes, 0,
+            t.launches, n});
+  }
+
+  BenchReport& report() { return report_; }
+
+ private:
+  nvh::Backend& b_;
+  const BenchOptions& o_;
+  std::ostream& progress_;
+  BenchReport report_;
+};
+
+std::string shape_name(const Shape& s) {
+  return "M" + std::to_string(s.M) + "_N" + std::to_string(s.N) + "_K" + std::to_string(s.K);
+}
+
+void prefill_group(nvh::Backend& backend, Bench& bench) {
+  // What a launch costs before any byte moves: an empty kernel, timed alike.
+  bench.time_bare("prefill", "empty kernel (launch floor)", "floor", [&] {
+    nvh::launch<LaunchFloor>(backend, LaunchFloor::shape(), LaunchFloor::Params{0});
+  });
+  for (auto [N, K] : {std::pair<int64_t, int64_t>{4096, 4096}, {6144, 2048}, {2048, 6144}}) {
+    const Shape s{1024, N, K};
+    const std::string id = shape_name(s);
+    const double flops = 2.0 * s.M * s.N * s.K;
+    // A copy moving the same bytes (half read, half written): the copy
+    // ceiling at this size, where launch and ramp cost what they cost.
+    bench.time_copy("prefill", "cudaMemcpy of the same bytes " + id, s, dequant_bytes(s));
+    // Writing the scratch alone (cudaMemset), none of the reads: a floor for
+    // any dequant into a scratch matrix, whatever its layout.
+    bench.time("prefill", "cudaMemset of the scratch alone " + id, "fill", s, 2.0 * s.N * s.K, 0,
+               [&](InputSet& in) { backend.fill(in.scratch.data(), 0x3C, in.scratch.bytes()); });
+    // The floor of prefill_vec8's access pattern: its loads and stores, no arithmetic.
+    bench.time("prefill", "vec8 memory pattern alone " + id, "pattern", s, dequant_bytes(s), 0,
+               [&](InputSet& in) {
+                 const PatternCopy::Params p{static_cast<const uint8_t*>(in.B.data()),
+                                             static_cast<uint16_t*>(in.scratch.data()), s.N, s.K};
+                 nvh::launch<PatternCopy>(backend, PatternCopy::shape(p), p);
+               });
+    bench.time("prefill", "dequant prefill_vec8 " + id, "dequant", s, dequant_bytes(s), 0,
+               [&](InputSet& in) {
+                 run_dequant(backend, Route::prefill_vec8, in.args, in.scratch.data());
+               });
+    bench.time("prefill", "dequant prefill_scalar " + id, "dequant", s, dequant_bytes(s), 0,
+               [&](InputSet& in) {
+                 run_dequant(backend, Route::prefill_scalar, in.args, in.scratch.data());
+               });
+    bench.time("prefill", "cuBLAS BF16 GEMM alone " + id, "gemm", s, gemm_bytes(s), flops,
+               [&](InputSet& in) {
+                 run_gemm_step(backend, {in.A.data(), in.scratch.data(), nullptr, in.Y.data(), s.M,
+                                         s.N, s.K, s.dtype});
+               });
+    bench.time("prefill", "prefill e2e (vec8+GEMM+bias) " + id, "prefill_e2e", s,
+               dequant_bytes(s) + gemm_bytes(s), flops,
+               [&](InputSet& in) { run_matmul(backend, in.args); });
+    Shape no_bias = s;
+    no_bias.bias = false;
+    bench.time("prefill", "prefill e2e without bias " + id, "prefill_e2e", no_bias,
+               dequant_bytes(s) + gemm_bytes(s), flops,
+               [&](InputSet& in) { run_matmul(backend, in.args); });
+  }
+}
+
+void decode_group(nvh::Backend& backend, Bench& bench) {
+  for (auto [N, K] : {std::pair<int64_t, int64_t>{4096, 4096}, {5120, 25600}, {248320, 2048}}) {
+    // Reading the weights and scales once with nothing else to do: the
+    // floor for any GEMV of this shape (its activations and outputs are
+    // kilobytes), against which the routes' shares of the copy ceiling read.
+    // (Every decode shape's codes and scales are whole 16-byte chunks.)
+    const Shape weights{1, N, K};
+    bench.time(
+        "decode", "weight bytes read alone " + shape_name(weights), "read", weights,
+        static_cast<double>(weight_bytes(weights)), 0, [&](InputSet& in) {
+          const ReadAlone::Params p{static_cast<const uint8_t*>(in.B.data()), N * (K / 2) / 16,
+                                    static_cast<const uint8_t*>(in.scales.data()),
+                                    N * (K / 16) / 16, static_cast<uint32_t*>(in.Y.data())};
+          nvh::launch<ReadAlone>(backend, ReadAlone::shape(backend.caps().multiprocessors), p);
+        });
+    for (int64_t M : {1, 4, 8}) {
+      const Shape s{M, N, K};
+      for (Route r : {Route::gemv_mma, Route::gemv_scalar}) {
+        Options o;
+        o.force_route = r;
+        bench.time("decode", std::string(route_name(r)) + " " + shape_name(s), "gemv", s,
+                   gemv_bytes(s), 2.0 * M * N * K,
+                   [&backend, o](InputSet& in) { run_matmul(backend, in.args, o); });
+      }
+    }
+  }
+}
+
+template <int kValues>
+void sweep_one(nvh::Backend& backend, Bench& bench, const Shape& s) {
+  bench.time("sweep", std::to_string(kValues) + " values/thread " + shape_name(s), "dequant", s,
+             dequant_bytes(s), 0, [&](InputSet& in) {
+               const DequantParams p{static_cast<const uint8_t*>(in.B.data()),
+                                     static_cast<const uint8_t*>(in.scales.data()),
+                                     static_cast<const float*>(in.g.data()),
+                                     static_cast<uint16_t*>(in.scratch.data()),
+                                     s.N,
+                                     s.K,
+                                     s.block_size,
+                                     s.K / s.block_size,
+                                     half_kind(s.dtype)};
+               nvh::launch<DequantChunk<kValues>>(backend, DequantChunk<kValues>::shape(p), p);
+             });
+}
+
+void sweep_group(nvh::Backend& backend, Bench& bench) {
+  for (auto [N, K] : {std::pair<int64_t, int64_t>{4096, 4096}, {6144, 2048}, {2048, 6144}}) {
+    const Shape s{1024, N, K};
+    sweep_one<8>(backend, bench, s);
+    sweep_one<16>(backend, bench, s);
+    sweep_one<32>(backend, bench, s);
+  }
+}
+
+bool wanted(const BenchOptions& o, const std::string& group) {
+  return o.groups.empty() || std::find(o.groups.begin(), o.groups.end(), group) != o.groups.end();
+}
+
+}  // namespace
+
+BenchReport run_bench(nvh::Backend& backend, const BenchOptions& o, std::ostream& progress) {
+  if (backend.kind() != nvh::BackendKind::cuda) {
+    throw std::invalid_argument("bench: backend = " + backend.name() +
+                                ": benchmarks time a GPU; run on a machine with one");
+  }
+  Bench bench(backend, o, progress);
+  BenchReport& r = bench.report();
+  r.device = backend.caps().device_name + " (" + backend.arch() + ")";
+  r.copy_bytes_per_s = nvh::measure_copy_ceiling(backend, std::size_t{1} << 30, 50);
+  progress << "device " << r.device << ": device-to-device copy " << r.copy_bytes_per_s / 1e12
+           << " TB/s (read + write, 1 GiB, median of 50)\n";
+  r.write_bytes_per_s = nvh::measure_fill_ceiling(backend, std::size_t{1} << 30, 50);
+  progress << "write-only (memset) " << r.write_bytes_per_s / 1e12 << " TB/s\n";
+  if (wanted(o, "prefill")) prefill_group(backend, bench);
+  if (wanted(o, "sweep")) sweep_group(backend, bench);
+  if (wanted(o, "decode")) decode_group(backend, bench);
+  return r;
+}
+
+std::string render_bench_table(const BenchReport& r) {
+  std::ostringstream o;
+  o << "device: " << r.device << "; copy ceiling " << std::fixed << std::setprecision(3)
+    << r.copy_bytes_per_s / 1e12 << " TB/s (read + write); write-only (memset) "
+    << r.write_bytes_per_s / 1e12 << " TB/s\n";
+  o << std::left << std::setw(46) << "case" << std::right << std::setw(11) << "median us"
+    << std::setw(10) << "MB" << std::setw(9) << "TB/s" << std::setw(9) << "%copy" << std::setw(10)
+    << "TFLOP/s" << std::setw(6) << "sets"
+    << "\n";
+  for (const BenchRow& row : r.rows) {
+    const double s = row.median_us * 1e-6;
+    o << std::left << std::setw(46) << row.name << std::right << std::setprecision(1)
+      << std::setw(11) << row.median_us << std::setw(10) << row.bytes / 1e6 << std::setprecision(2)
+      << std::setw(9) << row.bytes / s / 1e12 << std::setprecision(1) << std::setw(9)
+      << 100.0 * row.bytes / s / r.copy_bytes_per_s << std::setw(10)
+      << (row.flops > 0 ? row.flops / s / 1e12 : 0.0) << std::setw(6) << row.input_sets << "\n";
+  }
+  return o.str();
+}
+
+std::string render_bench_json(const BenchReport& r) {
+  nlohmann::json j;
+  j["device"] = r.device;
+  j["copy_bytes_per_s"] = r.copy_bytes_per_s;
+  j["write_bytes_per_s"] = r.write_bytes_per_s;
+  for (const BenchRow& row : r.rows) {
+    const double s = row.median_us * 1e-6;
+    j["rows"].push_back({{"group", row.group},
+                         {"name", row.name},
+                         {"what", row.what},
+                         {"M", row.M},
+                         {"N", row.N},
+                         {"K", row.K},
+                         {"median_us", row.median_us},
+                         {"min_us", row.min_us},
+                         {"max_us", row.max_us},
+                         {"launches", row.launches},
+                         {"input_sets", row.input_sets},
+                         {"bytes", row.bytes},
+                         {"bytes_per_s", row.bytes / s},
+                         {"share_of_copy", row.bytes / s / r.copy_bytes_per_s},
+                         {"tflops", row.flops > 0 ? row.flops / s / 1e12 : 0.0}});
+  }
+  return j.dump(2) + "\n";
+}
+
+}  // namespace nvfp4

@@ -1,9 +1,0 @@
-// GPU instantiations of the replay's kernels (see bench_kernels.cu and
-// kernels/launch_cuda.cu for the others).
-#include "bench/fill_random.cuh"
-#include "harness/device_launch.cuh"
-
-namespace nvh {
-template void launch_on_cuda<nvfp4::FillRandom>(Backend&, const LaunchShape&,
-                                                const nvfp4::FillRandom::Params&);
-}  // namespace nvh

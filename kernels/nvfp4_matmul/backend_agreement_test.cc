@@ -1,0 +1,106 @@
+// The GPU against the host executor, running the same kernel source on the
+// same inputs: the dequant scratch of both prefill routes and gemv_scalar's
+// output must match bit for bit everywhere (same arithmetic, same order);
+// gemv_mma's output in exact mode (the tensor core's internal summation order
+// is not specified, so elsewhere only the bound of matmul_case.cc holds).
+// Fifty shapes per route. Needs a CUDA device; says so when there is none.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "harness/backend.h"
+#include "properties/nvfp4_matmul/matmul_case.h"
+
+namespace nvfp4 {
+namespace {
+
+constexpr int kShapesPerRoute = 50;
+
+class GpuAgainstHost : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string why = nvh::cuda_unavailable_reason();
+    if (!why.empty())
+      GTEST_SKIP() << "needs a CUDA device to compare with the host executor: " << why;
+    gpu_ = nvh::make_cuda_backend();
+    host_ = nvh::make_host_backend();
+  }
+
+  // Runs `spec` on both backends; returns {host run, GPU run}.
+  std::pair<CaseRun, CaseRun> both(const CaseSpec& spec) {
+    const CaseInputs in = make_inputs(spec);
+    return {run_case(*host_, spec, in), run_case(*gpu_, spec, in)};
+  }
+
+  std::unique_ptr<nvh::Backend> gpu_, host_;
+};
+
+CaseSpec shape(std::mt19937& rng, int64_t m_lo, int64_t m_hi, int64_t k_unit, int64_t k_max,
+               int64_t bs) {
+  CaseSpec s;
+  s.M = std::uniform_int_distribution<int64_t>(m_lo, m_hi)(rng);
+  s.N = std::uniform_int_distribution<int64_t>(1, 72)(rng);
+  s.K = k_unit * std::uniform_int_distribution<int64_t>(1, k_max / k_unit)(rng);
+  s.block_size = bs;
+  s.dtype = rng() % 2 ? DType::fp16 : DType::bf16;
+  s.bias = rng() % 2;
+  s.seed = rng() % 1000;
+  return s;
+}
+
+void expect_same_scratch(const CaseRun& host, const CaseRun& gpu, const CaseSpec& s, Route route) {
+  ASSERT_EQ(host.decision.route, route) << s.name();
+  ASSERT_EQ(gpu.decision.route, route) << s.name();
+  ASSERT_FALSE(host.scratch.empty());
+  ASSERT_EQ(host.scratch.size(), gpu.scratch.size());
+  EXPECT_EQ(std::memcmp(host.scratch.data(), gpu.scratch.data(), host.scratch.size() * 2), 0)
+      << s.name();
+}
+
+TEST_F(GpuAgainstHost, PrefillVec8ScratchIsBitwiseEqual) {
+  std::mt19937 rng(101);
+  for (int i = 0; i < kShapesPerRoute; ++i) {
+    const CaseSpec s =
+        shape(rng, 9, 40, 8, 512, 2 * std::uniform_int_distribution<int64_t>(1, 32)(rng));
+    const auto [host, gpu] = both(s);
+    expect_same_scratch(host, gpu, s, Route::prefill_vec8);
+  }
+}
+
+TEST_F(GpuAgainstHost, PrefillScalarScratchIsBitwiseEqual) {
+  std::mt19937 rng(202);
+  for (int i = 0; i < kShapesPerRoute; ++i) {
+    CaseSpec s = shape(rng, 9, 40, 1, 300,
+                       2 * std::uniform_int_distribution<int64_t>(0, 16)(rng) + 1);  // odd
+    const auto [host, gpu] = both(s);
+    expect_same_scratch(host, gpu, s, Route::prefill_scalar);
+  }
+}
+
+TEST_F(GpuAgainstHost, GemvScalarOutputIsBitwiseEqual) {
+  std::mt19937 rng(303);
+  for (int i = 0; i < kShapesPerRoute; ++i) {
+    CaseSpec s = shape(rng, 1, 8, 32, 1024, 16);
+    s.options.force_route = Route::gemv_scalar;  // K % 128 == 0 shapes too
+    const auto [host, gpu] = both(s);
+    ASSERT_EQ(gpu.decision.route, Route::gemv_scalar) << s.name();
+    EXPECT_EQ(host.y_sha256, gpu.y_sha256) << s.name();
+  }
+}
+
+TEST_F(GpuAgainstHost, GemvMmaOutputIsBitwiseEqualInExactMode) {
+  std::mt19937 rng(404);
+  for (int i = 0; i < kShapesPerRoute; ++i) {
+    CaseSpec s = shape(rng, 1, 8, 128, 1024, 16);
+    s.exact = true;
+    const auto [host, gpu] = both(s);
+    ASSERT_EQ(gpu.decision.route, Route::gemv_mma) << s.name();
+    EXPECT_EQ(host.y_sha256, gpu.y_sha256) << s.name();
+  }
+}
+
+}  // namespace
+}  // namespace nvfp4

@@ -1,0 +1,65 @@
+// The dispatcher: the route table (route_table.h) read as one ordered chain
+// of named predicates, DESIGN.md's table written as data. select_route is
+// pure and total: every Problem gets a RouteChoice or, for an impossible
+// force_route, an error naming the predicate that fails. It builds no text;
+// explain_route gives the same decision in words.
+//
+// Reason codes (the gate requires each to be executed) are the table's:
+// `nvfp4-harness routes` lists them, route_reasons(route) gives them.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/nvfp4_matmul/nvfp4_types.h"
+#include "kernels/nvfp4_matmul/route_table.h"
+
+namespace nvfp4 {
+
+// The device capabilities the chain tests, in one place: the capability
+// family (properties/nvfp4_matmul/families.cc) builds its cases at and around these.
+inline constexpr int kMinMmaSm = 80;  // gemv_mma: sm >= 80 (mma.sync m16n8k16 with bf16)
+inline constexpr int kNativeSmFirst =
+    120;  // native_sm120: sm 12.x, kNativeSmFirst <= sm < kNativeSmEnd
+inline constexpr int kNativeSmEnd = 130;
+
+// The address alignments (bytes) the chain tests. Problem carries addresses
+// modulo 16 (weight_scale's modulo 4), so each divides that.
+inline constexpr uint32_t kDecodeOperandAlignment = 16;  // A and B: the GEMVs' 16-byte loads
+inline constexpr uint32_t kDecodeScalesAlignment =
+    4;                                              // weight_scale: the GEMVs' 4-byte scale reads
+inline constexpr uint32_t kVec8CodesAlignment = 4;  // B: prefill_vec8's 32-bit code loads
+inline constexpr uint32_t kVec8ScratchAlignment = 16;  // scratch: prefill_vec8's 16-byte stores
+static_assert(16 % kDecodeOperandAlignment == 0 && 4 % kDecodeScalesAlignment == 0 &&
+                  16 % kVec8CodesAlignment == 0 && 16 % kVec8ScratchAlignment == 0,
+              "each alignment divides the modulus Problem keeps");
+
+// The reason of every forced launch (Options::force_route).
+inline constexpr std::string_view kForcedReason = "forced";
+
+// The route and reason code; allocates nothing unless it throws (a refused
+// force_route: std::invalid_argument naming the predicate that fails).
+RouteChoice select_route(const Problem& problem, const Caps& caps, const Options& options);
+
+// The same decision with its variant and its explanation: every route the
+// chain tried, in order, with the predicate that passed it over, then the
+// route taken, its reason code and the predicates that held.
+Decision explain_route(const Problem& problem, const Caps& caps, const Options& options);
+
+// The reason codes a route can be taken for (without forcing), in chain order.
+const std::vector<std::string>& route_reasons(Route route);
+
+// Empty when `route` could run `problem` on `caps`; else the first hard
+// precondition it fails, with the values ("K % 128 == 0 (K = 96) fails").
+std::string route_precondition_failure(Route route, const Problem& problem, const Caps& caps);
+
+// Rows of W (output columns) one gemv_scalar warp computes: 4, 2 or 1, the
+// largest that divides N.
+int gemv_scalar_rows_per_warp(int64_t N);
+
+// The capability native_sm120 needs and this device lacks; empty when it has
+// it (the native row's missing_capability).
+std::string native_sm120_missing_capability(const Caps& caps);
+
+}  // namespace nvfp4

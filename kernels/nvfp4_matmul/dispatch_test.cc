@@ -1,0 +1,187 @@
+#include "kernels/nvfp4_matmul/dispatch.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace nvfp4 {
+namespace {
+
+Problem problem(int64_t M, int64_t N, int64_t K, int64_t bs) {
+  Problem p;
+  p.M = M;
+  p.N = N;
+  p.K = K;
+  p.block_size = bs;
+  return p;
+}
+
+Caps sm(int version, bool native = false) {
+  Caps c;
+  c.sm = version;
+  c.native_fp4 = native;
+  c.backend = "cuda";
+  return c;
+}
+
+struct Row {
+  Problem p;
+  Caps caps;
+  bool native_opt_in;
+  Route route;
+  const char* reason;
+};
+
+Problem misaligned(Problem p, uint32_t a, uint32_t b, uint32_t s) {
+  p.a_address_mod16 = a;
+  p.b_address_mod16 = b;
+  p.scratch_address_mod16 = s;
+  return p;
+}
+
+Problem scales_misaligned(Problem p) {
+  p.scales_address_mod4 = 1;
+  return p;
+}
+
+// DESIGN.md's table, one row per reason code.
+TEST(SelectRoute, FollowsTheDesignTable) {
+  const Row rows[] = {
+      {problem(0, 8, 16, 16), sm(90), false, Route::empty, "m_zero"},
+      {problem(4, 0, 16, 16), sm(90), false, Route::empty, "n_zero"},
+      {problem(4, 8, 0, 16), sm(90), false, Route::empty, "k_zero"},
+      {problem(8, 64, 256, 16), sm(90), false, Route::gemv_mma, "decode_mma"},
+      {problem(1, 64, 96, 16), sm(90), false, Route::gemv_scalar, "decode_k_not_multiple_of_128"},
+      {problem(1, 64, 256, 16), sm(75), false, Route::gemv_scalar, "decode_sm_below_80"},
+      {problem(4, 64, 256, 16), sm(120, true), true, Route::gemv_mma, "decode_mma"},
+      {problem(9, 64, 256, 16), sm(120, true), true, Route::native_sm120, "native_opted_in"},
+      {problem(9, 64, 256, 16), sm(90), false, Route::prefill_vec8, "m_above_8"},
+      {problem(9, 64, 256, 16), sm(90), true, Route::prefill_vec8, "m_above_8"},
+      {problem(4, 64, 256, 32), sm(90), false, Route::prefill_vec8, "decode_block_size_not_16"},
+      {misaligned(problem(4, 64, 256, 16), 2, 0, 0), sm(90), false, Route::prefill_vec8,
+       "decode_unaligned"},
+      {scales_misaligned(problem(4, 64, 256, 16)), sm(90), false, Route::prefill_vec8,
+       "decode_unaligned"},
+      {problem(4, 64, 40, 16), sm(90), false, Route::prefill_vec8, "decode_k_not_multiple_of_32"},
+      {problem(9, 64, 256, 15), sm(90), false, Route::prefill_scalar, "odd_block_size"},
+      {problem(9, 64, 260, 16), sm(90), false, Route::prefill_scalar, "k_not_multiple_of_8"},
+      {misaligned(problem(9, 64, 256, 16), 0, 2, 0), sm(90), false, Route::prefill_scalar,
+       "unaligned"},
+      {misaligned(problem(9, 64, 256, 16), 0, 0, 8), sm(90), false, Route::prefill_scalar,
+       "unaligned"},
+      {misaligned(problem(9, 64, 256, 16), 0, 4, 0), sm(90), false, Route::prefill_vec8,
+       "m_above_8"},
+  };
+  for (const Row& r : rows) {
+    Options o;
+    o.native_opt_in = r.native_opt_in;
+    const RouteChoice c = select_route(r.p, r.caps, o);
+    const Decision d = explain_route(r.p, r.caps, o);
+    EXPECT_EQ(route_name(c.route), std::string(route_name(r.route)))
+        << "M=" << r.p.M << " N=" << r.p.N << " K=" << r.p.K << " bs=" << r.p.block_size << ": "
+        << d.detail;
+    EXPECT_EQ(c.reason, r.reason) << d.detail;
+    // The explanation is of the same decision.
+    EXPECT_EQ(d.route, c.route) << d.detail;
+    EXPECT_EQ(d.reason, c.reason) << d.detail;
+    const auto& declared = route_reasons(d.route);
+    EXPECT_NE(std::find(declared.begin(), declared.end(), d.reason), declared.end())
+        << d.reason << " is not declared for " << route_name(d.route);
+  }
+}
+
+TEST(SelectRoute, NativeOnAnSm90DeviceIsPassedOverAndSaysWhy) {
+  Options o;
+  o.native_opt_in = true;
+  const Decision d = explain_route(problem(16, 64, 256, 16), sm(90), o);
+  EXPECT_EQ(d.route, Route::prefill_vec8);
+  EXPECT_NE(d.detail.find("native_sm120 opted in but passed over: sm 12.x (sm = 90) fails"),
+            std::string::npos)
+      << d.detail;
+  EXPECT_EQ(native_sm120_missing_capability(sm(90)), "an sm_12x GPU (this device is sm_90)");
+  EXPECT_EQ(native_sm120_missing_capability(sm(120, false)),
+            "cuBLASLt block-scaled FP4 matmul in this build");
+  EXPECT_EQ(native_sm120_missing_capability(sm(121, true)), "");
+}
+
+TEST(SelectRoute, NativeKeepsItsOwnShapePredicates) {
+  Options o;
+  o.native_opt_in = true;
+  EXPECT_EQ(select_route(problem(16, 48, 256, 16), sm(120, true), o).route,
+            Route::prefill_vec8);  // N % 32
+  EXPECT_EQ(select_route(problem(16, 64, 240, 16), sm(120, true), o).route,
+            Route::prefill_vec8);  // K % 32
+  EXPECT_EQ(select_route(problem(16, 64, 256, 32), sm(120, true), o).route,
+            Route::prefill_vec8);  // bs
+  EXPECT_EQ(select_route(problem(16, 64, 256, 16), sm(100, true), o).route,
+            Route::prefill_vec8);  // sm 10.x
+}
+
+TEST(SelectRoute, SimulatedCapsReplaceTheDevice) {
+  Options o;
+  o.simulated_caps = sm(75);
+  EXPECT_EQ(select_route(problem(2, 64, 256, 16), sm(90), o).route, Route::gemv_scalar);
+  o.simulated_caps = sm(120, true);
+  o.native_opt_in = true;
+  EXPECT_EQ(select_route(problem(64, 64, 256, 16), sm(90), o).route, Route::native_sm120);
+}
+
+TEST(SelectRoute, GemvScalarRowsPerWarpDivideN) {
+  EXPECT_EQ(explain_route(problem(2, 64, 96, 16), sm(90), {}).variant, "rows4");
+  EXPECT_EQ(explain_route(problem(2, 66, 96, 16), sm(90), {}).variant, "rows2");
+  EXPECT_EQ(explain_route(problem(2, 1, 96, 16), sm(90), {}).variant, "rows1");
+}
+
+void expect_refused(Route r, const Problem& p, const Caps& caps, const std::string& predicate) {
+  Options o;
+  o.force_route = r;
+  try {
+    select_route(p, caps, o);
+    FAIL() << "forcing " << route_name(r) << " should be refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(predicate), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(std::string("force_route = ") + route_name(r)),
+              std::string::npos);
+  }
+}
+
+TEST(SelectRoute, ForcingARouteOnAShapeItCannotTakeIsRefusedNamingThePredicate) {
+  expect_refused(Route::gemv_mma, problem(4, 64, 96, 16), sm(90), "K % 128 == 0 (K = 96) fails");
+  expect_refused(Route::gemv_mma, problem(4, 64, 256, 16), sm(75), "sm >= 80 (sm = 75) fails");
+  expect_refused(Route::gemv_mma, problem(9, 64, 256, 16), sm(90), "M <= 8 (M = 9) fails");
+  expect_refused(Route::gemv_scalar, problem(4, 64, 40, 16), sm(90), "K % 32 == 0 (K = 40) fails");
+  expect_refused(Route::gemv_scalar, problem(4, 64, 64, 32), sm(90),
+                 "block_size == 16 (block_size = 32) fails");
+  expect_refused(Route::prefill_vec8, problem(16, 64, 60, 16), sm(90), "K % 8 == 0 (K = 60) fails");
+  expect_refused(Route::prefill_vec8, problem(16, 64, 64, 15), sm(90),
+                 "block_size even (block_size = 15) fails");
+  expect_refused(Route::prefill_vec8, misaligned(problem(16, 64, 64, 16), 0, 1, 0), sm(90),
+                 "aligned");
+  expect_refused(Route::native_sm120, problem(16, 64, 64, 16), sm(90), "sm 12.x (sm = 90) fails");
+  expect_refused(Route::empty, problem(16, 64, 64, 16), sm(90), "M, N or K == 0");
+  expect_refused(Route::prefill_scalar, problem(0, 64, 64, 16), sm(90), "M > 0 (M = 0) fails");
+}
+
+TEST(SelectRoute, ForcingARouteThatFitsTakesIt) {
+  Options o;
+  o.force_route = Route::prefill_scalar;
+  const RouteChoice d = select_route(problem(16, 64, 64, 16), sm(90), o);
+  EXPECT_EQ(d.route, Route::prefill_scalar);
+  EXPECT_EQ(d.reason, "forced");
+  o.force_route = Route::gemv_scalar;
+  EXPECT_EQ(select_route(problem(8, 64, 256, 16), sm(90), o).route, Route::gemv_scalar);
+}
+
+// Pure: the same question always gets the same answer.
+TEST(SelectRoute, IsPure) {
+  const Problem p = problem(9, 100, 120, 12);
+  const Decision a = explain_route(p, sm(90), {}), b = explain_route(p, sm(90), {});
+  EXPECT_EQ(a.route, b.route);
+  EXPECT_EQ(a.reason, b.reason);
+  EXPECT_EQ(a.detail, b.detail);
+}
+
+}  // namespace
+}  // namespace nvfp4

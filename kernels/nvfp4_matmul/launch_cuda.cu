@@ -1,0 +1,47 @@
+// The GPU instantiations of every kernel this operator launches through
+// nvh::launch (harness/launch.h). A kernel missing here fails to link, not at
+// run time.
+#include "harness/device_launch.cuh"
+#include "kernels/nvfp4_matmul/bias_round.cuh"
+#include "kernels/nvfp4_matmul/empty.cuh"
+#include "kernels/nvfp4_matmul/gemv_mma.cuh"
+#include "kernels/nvfp4_matmul/gemv_scalar.cuh"
+#include "kernels/nvfp4_matmul/native_sm120.cuh"
+#include "kernels/nvfp4_matmul/prefill_scalar.cuh"
+#include "kernels/nvfp4_matmul/prefill_vec8.cuh"
+
+namespace nvh {
+
+// Variadic: a kernel's template arguments may hold commas.
+#define NVFP4_INSTANTIATE(...)                                            \
+  template void launch_on_cuda<__VA_ARGS__>(Backend&, const LaunchShape&, \
+                                            const __VA_ARGS__::Params&)
+
+NVFP4_INSTANTIATE(nvfp4::EmptyFill);
+NVFP4_INSTANTIATE(nvfp4::PrefillScalarOn<uint32_t>);
+NVFP4_INSTANTIATE(nvfp4::PrefillScalarOn<int64_t>);
+NVFP4_INSTANTIATE(nvfp4::DequantChunk<8>);
+NVFP4_INSTANTIATE(nvfp4::DequantChunk<16>);
+NVFP4_INSTANTIATE(nvfp4::DequantChunk<32>);
+NVFP4_INSTANTIATE(nvfp4::BiasRound);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<1, 1>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<1, 2>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<1, 4>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<1, 8>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<2, 1>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<2, 2>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<2, 4>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<2, 8>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4, 1>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4, 2>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4, 4>);
+NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4, 8>);
+NVFP4_INSTANTIATE(nvfp4::GemvMma);
+NVFP4_INSTANTIATE(nvfp4::ActAmaxPartial);
+NVFP4_INSTANTIATE(nvfp4::ActGlobalScale);
+NVFP4_INSTANTIATE(nvfp4::ActQuantize);
+NVFP4_INSTANTIATE(nvfp4::ScaleRetile);
+
+#undef NVFP4_INSTANTIATE
+
+}  // namespace nvh

@@ -1,0 +1,116 @@
+// prefill_scalar's two kernels, one per index width, against each other and
+// the reference dequant, on every backend the build has. The 64-bit kernel
+// otherwise runs only past 2^31 bytes (large_problem_test.cc, GPU only); here
+// it runs on small shapes, in the paired case (even K and block_size, aligned
+// scratch: the fast path) and in each case that leaves it.
+#include "kernels/nvfp4_matmul/prefill_scalar.cuh"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "harness/backend_fixture.h"
+#include "harness/launch.h"
+#include "reference/nvfp4_matmul/dequant.h"
+
+namespace nvfp4 {
+namespace {
+
+struct ScalarShape {
+  std::string name;
+  int64_t N, K, block_size;
+  std::size_t scratch_offset_bytes;  // 2: a scratch that is not 4-byte aligned
+  bool paired;                       // what PrefillScalar::paired must decide
+};
+
+const ScalarShape kShapes[] = {
+    {"paired", 5, 64, 16, 0, true},          {"odd_k", 3, 33, 16, 0, false},
+    {"odd_block_size", 4, 30, 3, 0, false},  {"unaligned_scratch", 2, 40, 16, 2, false},
+    {"odd_k_odd_block", 7, 45, 7, 0, false}, {"one_value", 1, 1, 16, 0, false},
+};
+
+class PrefillScalarWidths : public nvh::OnBackend {};
+
+// Runs the kernel for index width Index on `shape` and returns the scratch.
+template <class Index>
+std::vector<uint16_t> run_width(nvh::Backend& b, const ScalarShape& s,
+                                const std::vector<uint8_t>& packed,
+                                const std::vector<uint8_t>& scales, float g) {
+  nvh::Buffer B(b, packed.size()), S(b, scales.size()), G(b, sizeof g);
+  nvh::Buffer out(b, static_cast<std::size_t>(s.N * s.K) * 2 + s.scratch_offset_bytes);
+  B.upload(packed);
+  S.upload(scales);
+  G.upload(&g, sizeof g);
+  b.fill(out.data(), 0xEE, out.bytes());
+  auto* scratch =
+      reinterpret_cast<uint16_t*>(static_cast<uint8_t*>(out.data()) + s.scratch_offset_bytes);
+  const PrefillScalar::Params p =
+      PrefillScalar::make_params(B.as<uint8_t>(), S.as<uint8_t>(), G.as<float>(), scratch, s.N, s.K,
+                                 s.block_size, nvh::HalfKind::bf16);
+  EXPECT_EQ(PrefillScalar::paired(p), s.paired) << s.name;
+  nvh::launch<PrefillScalarOn<Index>>(b, PrefillScalar::shape(p, b.caps().multiprocessors), p);
+  std::vector<uint8_t> all(out.bytes());
+  out.download(all.data(), all.size());
+  std::vector<uint16_t> values(static_cast<std::size_t>(s.N * s.K));
+  std::memcpy(values.data(), all.data() + s.scratch_offset_bytes, values.size() * 2);
+  return values;
+}
+
+TEST_P(PrefillScalarWidths, BothIndexWidthsEqualTheReferenceBitForBit) {
+  std::mt19937 rng(7);
+  for (const ScalarShape& s : kShapes) {
+    std::vector<uint8_t> packed(static_cast<std::size_t>(s.N * ((s.K + 1) / 2)));
+    std::vector<uint8_t> scales(
+        static_cast<std::size_t>(s.N * ((s.K + s.block_size - 1) / s.block_size)));
+    for (auto& x : packed) x = static_cast<uint8_t>(rng());
+    for (auto& x : scales)
+      x = static_cast<uint8_t>(rng() % 0x7F);  // finite, non-negative E4M3 (0x7F is NaN)
+    const float g = 0.75f;
+    const std::vector<uint16_t> expected =
+        ref::dequantize(packed.data(), scales.data(), g, s.N, s.K, s.block_size, ref::Half::bf16);
+    const std::vector<uint16_t> narrow = run_width<uint32_t>(backend(), s, packed, scales, g);
+    const std::vector<uint16_t> wide = run_width<int64_t>(backend(), s, packed, scales, g);
+    ASSERT_EQ(expected.size(), narrow.size());
+    EXPECT_EQ(0, std::memcmp(expected.data(), narrow.data(), expected.size() * 2))
+        << s.name << ": 32-bit kernel";
+    EXPECT_EQ(0, std::memcmp(expected.data(), wide.data(), expected.size() * 2))
+        << s.name << ": 64-bit kernel";
+  }
+}
+
+// The launch: one thread per packed byte in blocks of 256, no block with
+// nothing to do, and at most 32 blocks per multiprocessor (8 x 32 on the host
+// executor, which reports none); the grid-stride loop covers the rest.
+TEST(PrefillScalarShape, OneThreadPerByteUpToTheCap) {
+  struct Case {
+    int64_t N, K;
+    int multiprocessors;
+    uint32_t blocks;
+  };
+  const Case cases[] = {
+      {1, 2, 0, 1},        // 1 byte
+      {1, 510, 0, 1},      // 255 bytes
+      {1, 512, 0, 1},      // 256 bytes: exactly one block
+      {1, 514, 0, 2},      // 257 bytes
+      {3, 511, 0, 3},      // 3 rows of 256 bytes (odd K rounds up)
+      {1, 20480, 1, 32},   // 40 blocks' worth, capped at 32 for one multiprocessor
+      {64, 4096, 0, 256},  // 512 blocks' worth, capped at 8 x 32 on the host
+  };
+  for (const Case& c : cases) {
+    const PrefillScalar::Params p = PrefillScalar::make_params(nullptr, nullptr, nullptr, nullptr,
+                                                               c.N, c.K, 16, nvh::HalfKind::fp16);
+    const nvh::LaunchShape s = PrefillScalar::shape(p, c.multiprocessors);
+    EXPECT_EQ(s.grid.x, c.blocks) << "N = " << c.N << ", K = " << c.K
+                                  << ", multiprocessors = " << c.multiprocessors;
+    EXPECT_EQ(s.block.x, 256u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, PrefillScalarWidths, ::testing::ValuesIn(nvh::backend_names()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace nvfp4

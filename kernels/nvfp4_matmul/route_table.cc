@@ -1,0 +1,263 @@
+// The route table's rows (route_table.h): each route's predicates, reason
+// codes, variant, runner and flags, written once.
+#include "kernels/nvfp4_matmul/route_table.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "kernels/nvfp4_matmul/dispatch.h"
+#include "kernels/nvfp4_matmul/route_runs.h"
+
+namespace nvfp4 {
+namespace {
+
+std::string value(const char* name, int64_t v) {
+  return std::string(name) + " = " + std::to_string(v);
+}
+
+bool is_sm12x(const Caps& caps) { return caps.sm >= kNativeSmFirst && caps.sm < kNativeSmEnd; }
+
+// The statements below spell these constants out (a string literal cannot
+// be built from them in C++17); the reason codes name some of them too.
+static_assert(kMinMmaSm == 80, "kSmAtLeast80's statement and decode_sm_below_80 say 80");
+static_assert(kNativeSmFirst == 120 && kNativeSmEnd == 130, "kSm12x's statement says 12.x");
+static_assert(kDecodeOperandAlignment == 16 && kDecodeScalesAlignment == 4 &&
+                  kVec8CodesAlignment == 4 && kVec8ScratchAlignment == 16,
+              "the alignment statements say these byte counts");
+
+// ---------------------------------------------------------------------------
+// The predicates. `miss` is the reason code a stand-in route is taken for
+// when this one fails (route_table.h, passed_over).
+
+constexpr RoutePredicate kDimsZero{
+    "M, N or K == 0",
+    [](const Problem& p, const Caps&) {
+      return value("M", p.M) + ", " + value("N", p.N) + ", " + value("K", p.K);
+    },
+    [](const Problem& p, const Caps&) { return p.M == 0 || p.N == 0 || p.K == 0; }, nullptr};
+
+constexpr RoutePredicate kMPositive{
+    "M > 0", [](const Problem& p, const Caps&) { return value("M", p.M); },
+    [](const Problem& p, const Caps&) { return p.M > 0; }, "m_zero"};
+constexpr RoutePredicate kNPositive{
+    "N > 0", [](const Problem& p, const Caps&) { return value("N", p.N); },
+    [](const Problem& p, const Caps&) { return p.N > 0; }, "n_zero"};
+constexpr RoutePredicate kKPositive{
+    "K > 0", [](const Problem& p, const Caps&) { return value("K", p.K); },
+    [](const Problem& p, const Caps&) { return p.K > 0; }, "k_zero"};
+
+// Decode: the GEMVs' shape and alignment.
+constexpr RoutePredicate kMAtMost8{
+    "M <= 8", [](const Problem& p, const Caps&) { return value("M", p.M); },
+    [](const Problem& p, const Caps&) { return p.M <= 8; }, "m_above_8"};
+constexpr RoutePredicate kDecodeBlock16{
+    "block_size == 16",
+    [](const Problem& p, const Caps&) { return value("block_size", p.block_size); },
+    [](const Problem& p, const Caps&) { return p.block_size == 16; }, "decode_block_size_not_16"};
+constexpr RoutePredicate kDecodeAligned{
+    "A and B 16-byte, weight_scale 4-byte aligned",
+    [](const Problem& p, const Caps&) {
+      return "A % 16 = " + std::to_string(p.a_address_mod16) +
+             ", B % 16 = " + std::to_string(p.b_address_mod16) +
+             ", weight_scale % 4 = " + std::to_string(p.scales_address_mod4);
+    },
+    [](const Problem& p, const Caps&) {
+      return p.a_address_mod16 % kDecodeOperandAlignment == 0 &&
+             p.b_address_mod16 % kDecodeOperandAlignment == 0 &&
+             p.scales_address_mod4 % kDecodeScalesAlignment == 0;
+    },
+    "decode_unaligned"};
+constexpr RoutePredicate kK128{
+    "K % 128 == 0", [](const Problem& p, const Caps&) { return value("K", p.K); },
+    [](const Problem& p, const Caps&) { return p.K % 128 == 0; }, "decode_k_not_multiple_of_128"};
+constexpr RoutePredicate kSmAtLeast80{
+    "sm >= 80", [](const Problem&, const Caps& c) { return value("sm", c.sm); },
+    [](const Problem&, const Caps& c) { return c.sm >= kMinMmaSm; }, "decode_sm_below_80"};
+constexpr RoutePredicate kDecodeK32{
+    "K % 32 == 0", [](const Problem& p, const Caps&) { return value("K", p.K); },
+    [](const Problem& p, const Caps&) { return p.K % 32 == 0; }, "decode_k_not_multiple_of_32"};
+
+// native_sm120: the device and its own shape rules. No route stands in for
+// it (it is opt-in), so its predicates name no reason code.
+constexpr RoutePredicate kSm12x{"sm 12.x",
+                                [](const Problem&, const Caps& c) { return value("sm", c.sm); },
+                                [](const Problem&, const Caps& c) { return is_sm12x(c); }, nullptr};
+constexpr RoutePredicate kNativeFp4{"block-scaled FP4 matmul available", nullptr,
+                                    [](const Problem&, const Caps& c) { return c.native_fp4; },
+                                    nullptr};
+constexpr RoutePredicate kNativeBlock16{
+    "block_size == 16",
+    [](const Problem& p, const Caps&) { return value("block_size", p.block_size); },
+    [](const Problem& p, const Caps&) { return p.block_size == 16; }, nullptr};
+constexpr RoutePredicate kNativeK32{
+    "K % 32 == 0", [](const Problem& p, const Caps&) { return value("K", p.K); },
+    [](const Problem& p, const Caps&) { return p.K % 32 == 0; }, nullptr};
+constexpr RoutePredicate kNativeN32{
+    "N % 32 == 0", [](const Problem& p, const Caps&) { return value("N", p.N); },
+    [](const Problem& p, const Caps&) { return p.N % 32 == 0; }, nullptr};
+
+// prefill_vec8: byte pairs never straddle a scale, 8-value chunks, aligned vectors.
+constexpr RoutePredicate kEvenBlock{
+    "block_size even",
+    [](const Problem& p, const Caps&) { return value("block_size", p.block_size); },
+    [](const Problem& p, const Caps&) { return p.block_size % 2 == 0; }, "odd_block_size"};
+constexpr RoutePredicate kK8{
+    "K % 8 == 0", [](const Problem& p, const Caps&) { return value("K", p.K); },
+    [](const Problem& p, const Caps&) { return p.K % 8 == 0; }, "k_not_multiple_of_8"};
+constexpr RoutePredicate kVec8Aligned{
+    "B 4-byte and scratch 16-byte aligned",
+    [](const Problem& p, const Caps&) {
+      return "B % 4 = " + std::to_string(p.b_address_mod16 % 4) +
+             ", scratch % 16 = " + std::to_string(p.scratch_address_mod16);
+    },
+    [](const Problem& p, const Caps&) {
+      return p.b_address_mod16 % kVec8CodesAlignment == 0 &&
+             p.scratch_address_mod16 % kVec8ScratchAlignment == 0;
+    },
+    "unaligned"};
+
+// ---------------------------------------------------------------------------
+// Each route's needs, in the order they are checked and explained.
+
+constexpr const RoutePredicate* kEmptyNeeds[] = {&kDimsZero};
+constexpr const RoutePredicate* kNonEmpty[] = {&kMPositive, &kNPositive, &kKPositive};
+constexpr const RoutePredicate* kGemvMmaNeeds[] = {&kMPositive, &kNPositive,     &kKPositive,
+                                                   &kMAtMost8,  &kDecodeBlock16, &kDecodeAligned,
+                                                   &kK128,      &kSmAtLeast80};
+constexpr const RoutePredicate* kGemvScalarNeeds[] = {&kMPositive, &kNPositive,     &kKPositive,
+                                                      &kMAtMost8,  &kDecodeBlock16, &kDecodeAligned,
+                                                      &kDecodeK32};
+constexpr const RoutePredicate* kNativeNeeds[] = {&kMPositive, &kNPositive, &kKPositive,
+                                                  &kSm12x,     &kNativeFp4, &kNativeBlock16,
+                                                  &kNativeK32, &kNativeN32};
+constexpr const RoutePredicate* kVec8Needs[] = {&kMPositive, &kNPositive, &kKPositive,
+                                                &kEvenBlock, &kK8,        &kVec8Aligned};
+
+const char* gemv_scalar_variant(const Problem& p) {
+  switch (gemv_scalar_rows_per_warp(p.N)) {
+    case 4:
+      return "rows4";
+    case 2:
+      return "rows2";
+    default:
+      return "rows1";
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The table, in dispatch order.
+
+constexpr RouteRow kRows[] = {
+    {Route::empty, "empty", kEmptyNeeds, false, nullptr, kNonEmpty,
+     [](const Problem&) { return "fill"; }, run_empty_route, false, nullptr, false},
+    {Route::gemv_mma,
+     "gemv_mma",
+     kGemvMmaNeeds,
+     false,
+     "decode_mma",
+     {},
+     [](const Problem&) { return "m16n8k16"; },
+     run_gemv_mma_route,
+     false,
+     nullptr,
+     true},
+    {Route::gemv_scalar, "gemv_scalar", kGemvScalarNeeds, false, nullptr, kGemvMmaNeeds,
+     gemv_scalar_variant, run_gemv_scalar_route, false, nullptr, true},
+    {Route::native_sm120,
+     "native_sm120",
+     kNativeNeeds,
+     true,
+     "native_opted_in",
+     {},
+     [](const Problem&) { return "cublaslt_block_scaled_fp4"; },
+     run_native_sm120_route,
+     false,
+     native_sm120_missing_capability,
+     false},
+    {Route::prefill_vec8, "prefill_vec8", kVec8Needs, false, nullptr, kGemvScalarNeeds,
+     [](const Problem&) { return "vec8"; }, run_prefill_vec8_route, true, nullptr, true},
+    {Route::prefill_scalar, "prefill_scalar", kNonEmpty, false, nullptr, kVec8Needs,
+     [](const Problem&) { return "scalar"; }, run_prefill_scalar_route, true, nullptr, true},
+};
+constexpr std::size_t kRowCount = sizeof(kRows) / sizeof(kRows[0]);
+
+// One row per Route enumerator, row i for Route i: route_row indexes by it.
+constexpr bool rows_follow_the_enum() {
+  for (std::size_t i = 0; i < kRowCount; ++i) {
+    if (static_cast<std::size_t>(kRows[i].route) != i) return false;
+  }
+  return kRowCount == kRouteCount;
+}
+static_assert(rows_follow_the_enum(),
+              "kRows must hold one row per Route enumerator, in the enum's order");
+
+std::string join(const std::vector<std::string>& parts, const char* separator) {
+  std::string out;
+  for (const std::string& s : parts) out += (out.empty() ? "" : separator) + s;
+  return out;
+}
+
+}  // namespace
+
+std::string RoutePredicate::text(const Problem& p, const Caps& caps) const {
+  return values ? std::string(statement) + " (" + values(p, caps) + ")" : std::string(statement);
+}
+
+const RoutePredicate* PredicateList::first_failure(const Problem& p, const Caps& caps) const {
+  for (const RoutePredicate* predicate : *this) {
+    if (!predicate->holds(p, caps)) return predicate;
+  }
+  return nullptr;
+}
+
+const RouteRow* route_table_begin() { return kRows; }
+const RouteRow* route_table_end() { return kRows + kRowCount; }
+
+const RouteRow& route_row(Route route) {
+  const auto i = static_cast<std::size_t>(route);
+  if (i >= kRowCount) {
+    throw std::invalid_argument("route_row: route = " + std::to_string(i) +
+                                ": no route has this value");
+  }
+  return kRows[i];
+}
+
+std::string native_sm120_missing_capability(const Caps& caps) {
+  // The host executor dispatches as an sm_90 device but has no tensor cores of its own.
+  if (caps.backend == "host") return "an sm_12x GPU (this is the host executor)";
+  if (!is_sm12x(caps)) return "an sm_12x GPU (this device is sm_" + std::to_string(caps.sm) + ")";
+  if (!caps.native_fp4) return "cuBLASLt block-scaled FP4 matmul in this build";
+  return "";
+}
+
+std::vector<std::string> reasons_of(const RouteRow& row) {
+  if (row.taken_for) return {row.taken_for};
+  std::vector<std::string> out;
+  for (const RoutePredicate* candidate : row.passed_over) {
+    bool own = false;
+    for (const RoutePredicate* need : row.needs) own = own || need == candidate;
+    if (!own && candidate->miss) out.emplace_back(candidate->miss);
+  }
+  return out;
+}
+
+std::string route_table_text() {
+  std::string out;
+  for (const RouteRow& row : route_table()) {
+    out += row.name + std::string(":");
+    for (const std::string& reason : reasons_of(row)) out += " " + reason;
+    std::vector<std::string> needs;
+    for (const RoutePredicate* p : row.needs) needs.emplace_back(p->statement);
+    out += "\n  needs: " + join(needs, "; ") + "\n";
+    std::vector<std::string> notes;
+    if (row.opt_in) notes.emplace_back("opt-in");
+    if (row.needs_scratch) notes.emplace_back("dequantizes into a scratch, then a GEMM");
+    if (row.cross_checked)
+      notes.emplace_back("forced onto every exact case it accepts (reason forced)");
+    if (row.missing_capability) notes.emplace_back("hardware-gated where the device lacks it");
+    if (!notes.empty()) out += "  " + join(notes, "; ") + "\n";
+  }
+  return out;
+}
+
+}  // namespace nvfp4

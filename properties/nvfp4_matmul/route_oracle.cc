@@ -1,0 +1,49 @@
+#include "properties/nvfp4_matmul/route_oracle.h"
+
+namespace nvfp4 {
+
+ExpectedRoute expected_route(const CaseSpec& s, const Caps& device) {
+  const Caps caps = s.options.simulated_caps ? *s.options.simulated_caps : device;
+  if (s.options.force_route) return {*s.options.force_route, "forced"};
+
+  // Empty problems first, in the order M, N, K.
+  if (s.M == 0) return {Route::empty, "m_zero"};
+  if (s.N == 0) return {Route::empty, "n_zero"};
+  if (s.K == 0) return {Route::empty, "k_zero"};
+
+  // Buffers start on 256-byte boundaries plus the case's offsets.
+  const bool a16 = s.a_offset % 16 == 0, b16 = s.b_offset % 16 == 0, b4 = s.b_offset % 4 == 0;
+  const bool scratch16 = s.scratch_offset % 16 == 0, scales4 = s.scales_offset % 4 == 0;
+
+  // Decode: small M, the GEMV block size, aligned operands.
+  std::string why_not_decode;
+  if (s.M > 8) {
+    why_not_decode = "m_above_8";
+  } else if (s.block_size != 16) {
+    why_not_decode = "decode_block_size_not_16";
+  } else if (!a16 || !b16 || !scales4) {
+    why_not_decode = "decode_unaligned";
+  } else if (s.K % 128 == 0 && caps.sm >= 80) {
+    return {Route::gemv_mma, "decode_mma"};
+  } else if (s.K % 32 == 0) {
+    return {Route::gemv_scalar,
+            s.K % 128 != 0 ? "decode_k_not_multiple_of_128" : "decode_sm_below_80"};
+  } else {
+    why_not_decode = "decode_k_not_multiple_of_32";
+  }
+
+  // Native FP4: opted in, an sm_12x device that has it, and its shape rules.
+  const bool sm12x = caps.sm / 10 == 12;
+  if (s.options.native_opt_in && sm12x && caps.native_fp4 && s.block_size == 16 && s.K % 32 == 0 &&
+      s.N % 32 == 0) {
+    return {Route::native_sm120, "native_opted_in"};
+  }
+
+  // Prefill: vectorized when byte pairs never straddle scales and 8-value chunks fit.
+  if (s.block_size % 2 != 0) return {Route::prefill_scalar, "odd_block_size"};
+  if (s.K % 8 != 0) return {Route::prefill_scalar, "k_not_multiple_of_8"};
+  if (!b4 || !scratch16) return {Route::prefill_scalar, "unaligned"};
+  return {Route::prefill_vec8, why_not_decode};
+}
+
+}  // namespace nvfp4
