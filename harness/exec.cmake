@@ -8,7 +8,7 @@ add_library(harness_exec
   ${CMAKE_CURRENT_LIST_DIR}/backend.cc
   ${CMAKE_CURRENT_LIST_DIR}/gpu_timing.cc
   ${CMAKE_CURRENT_LIST_DIR}/probe.cc)
-target_include_directories(harness_exec PUBLIC ${PROJECT_SOURCE_DIR})
+target_include_directories(harness_exec PUBLIC ${NVH_INCLUDE_DIRS})
 # Branch probes in kernel bodies count (harness/probe.h); off, they are the bare condition.
 if(NVFP4_DEVICE_PROBES)
   target_compile_definitions(harness_exec PUBLIC NVH_PROBES=1)

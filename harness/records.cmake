@@ -10,7 +10,7 @@ add_library(harness_records STATIC
   ${_nvh_records_dir}/safetensors.cc
   ${_nvh_records_dir}/shard.cc)
 # Headers are included as "harness/foo.h" from the repository root.
-target_include_directories(harness_records PUBLIC ${PROJECT_SOURCE_DIR})
+target_include_directories(harness_records PUBLIC ${NVH_INCLUDE_DIRS})
 # The headers expose neither OpenSSL nor nlohmann_json; the recorder's mutex needs Threads.
 target_link_libraries(harness_records
   PUBLIC Threads::Threads

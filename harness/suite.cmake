@@ -4,6 +4,6 @@
 add_library(harness_suite
   ${CMAKE_CURRENT_LIST_DIR}/verify_driver.cc
   ${CMAKE_CURRENT_LIST_DIR}/suite_cli.cc)
-target_include_directories(harness_suite PUBLIC ${PROJECT_SOURCE_DIR})
+target_include_directories(harness_suite PUBLIC ${NVH_INCLUDE_DIRS})
 target_link_libraries(harness_suite PUBLIC harness_exec harness_records harness_report CLI11::CLI11
                                     PRIVATE nlohmann_json::nlohmann_json)
