@@ -7,3 +7,7 @@ add_library(harness_suite
 target_include_directories(harness_suite PUBLIC ${NVH_INCLUDE_DIRS})
 target_link_libraries(harness_suite PUBLIC harness_exec harness_records harness_report CLI11::CLI11
                                     PRIVATE nlohmann_json::nlohmann_json)
+
+# The driver on a toy suite: no operator of this tree involved.
+nvfp4_add_gtest(harness_suite_tests SOURCES ${CMAKE_CURRENT_LIST_DIR}/verify_driver_test.cc
+                LIBS harness_suite)

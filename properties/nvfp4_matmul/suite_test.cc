@@ -1,4 +1,6 @@
 // The NVFP4 suite's golden group through the harness's verify driver.
+#include "properties/nvfp4_matmul/suite.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -9,7 +11,6 @@
 #include <string>
 
 #include "harness/verify_driver.h"
-#include "properties/nvfp4_matmul/suite.h"
 
 namespace nvfp4 {
 namespace {
