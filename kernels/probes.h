@@ -15,7 +15,7 @@ namespace nvfp4 {
 inline constexpr const char* kProbeFiles[] = {
     "kernels/bias_round.cuh",   "kernels/empty.cuh",        "kernels/gemv_mma.cuh",
     "kernels/gemv_scalar.cuh",  "kernels/native_sm120.cuh", "kernels/prefill_scalar.cuh",
-    "kernels/prefill_vec8.cuh", "kernels/gemv_output.cuh",
+    "kernels/prefill_vec8.cuh", "kernels/gemv_output.cuh",  "kernels/prefill_fused.cuh",
 };
 inline constexpr std::size_t kProbeFileCount = sizeof(kProbeFiles) / sizeof(kProbeFiles[0]);
 

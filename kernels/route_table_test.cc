@@ -46,9 +46,10 @@ TEST(RouteTable, ReasonCodesAreTheDeclaredOnes) {
       {Route::gemv_mma, {"decode_mma"}},
       {Route::gemv_scalar, {"decode_k_not_multiple_of_128", "decode_sm_below_80"}},
       {Route::native_sm120, {"native_opted_in"}},
+      {Route::prefill_fused, {"fused_mma"}},
       {Route::prefill_vec8,
-       {"m_above_8", "decode_block_size_not_16", "decode_unaligned",
-        "decode_k_not_multiple_of_32"}},
+       {"fused_block_size_not_16", "fused_unaligned", "fused_k_not_multiple_of_128",
+        "fused_sm_below_80", "fused_m_above_crossover"}},
       {Route::prefill_scalar, {"odd_block_size", "k_not_multiple_of_8", "unaligned"}},
   };
   for (const RouteRow& row : route_table()) {
@@ -101,6 +102,7 @@ TEST(RouteTable, FlagsAreDesignMdsTable) {
       {Route::gemv_mma, {false, false, false, true, "m16n8k16"}},
       {Route::gemv_scalar, {false, false, false, true, "rows4"}},
       {Route::native_sm120, {true, false, true, false, "cublaslt_block_scaled_fp4"}},
+      {Route::prefill_fused, {false, false, false, true, "m16"}},
       {Route::prefill_vec8, {false, true, false, true, "vec8"}},
       {Route::prefill_scalar, {false, true, false, true, "scalar"}},
   };
@@ -256,7 +258,7 @@ Caps device(int sm, bool native_fp4) {
 // Problems around every predicate's edge, on devices around every capability edge.
 std::vector<Problem> problems() {
   std::vector<Problem> out;
-  for (int64_t M : {0, 1, 8, 9})
+  for (int64_t M : {int64_t{0}, int64_t{1}, int64_t{8}, int64_t{9}, kFusedMaxM, kFusedMaxM + 1})
     for (int64_t N : {0, 48, 64})
       for (int64_t K : {0, 40, 48, 64, 96, 128, 256, 260})
         for (int64_t bs : {15, 16, 32})
