@@ -59,7 +59,7 @@ std::string route_precondition_failure(Route route, const Problem& problem, cons
 // prefill_fused is taken up to this M, where it is faster than dequant +
 // GEMM (prefill_vec8) on the H200; above it the GEMM's larger tiles win.
 // Measured: route_table.cc, kFusedMAtMostCrossover.
-inline constexpr int64_t kFusedMaxM = 512;
+inline constexpr int64_t kFusedMaxM = 32;
 
 // Tiles of 16 rows of A one prefill_fused block holds: the fewest of 1, 2,
 // 4, 8 that hold M (8 past 64 rows; grid.y takes the rest).

@@ -178,6 +178,25 @@ TEST(SelectRoute, ForcingARouteOnAShapeItCannotTakeIsRefusedNamingThePredicate) 
   expect_refused(Route::prefill_fused, problem(16, 64, 128, 16), sm(75), "sm >= 80 (sm = 75) fails");
   expect_refused(Route::prefill_fused, misaligned(problem(16, 64, 128, 16), 0, 8, 0), sm(90),
                  "aligned");
+}
+
+// The crossover decides the chain's choice only: forced, prefill_fused runs
+// at any M (the cross-route check and the bench force it past it).
+TEST(SelectRoute, ForcingPrefillFusedPassesItsCrossover) {
+  Options o;
+  o.force_route = Route::prefill_fused;
+  const Decision d = explain_route(problem(kFusedMaxM + 100, 64, 256, 16), sm(90), o);
+  EXPECT_EQ(d.route, Route::prefill_fused);
+  EXPECT_EQ(d.reason, "forced");
+  EXPECT_EQ(d.detail.find("M <= "), std::string::npos) << d.detail;
+  EXPECT_EQ(route_precondition_failure(Route::prefill_fused,
+                                       problem(kFusedMaxM + 100, 64, 256, 16), sm(90)),
+            "");
+  const Decision natural = explain_route(problem(kFusedMaxM + 1, 64, 256, 16), sm(90), {});
+  EXPECT_NE(natural.detail.find("prefill_fused passed over: M <= " + std::to_string(kFusedMaxM) +
+                                " (M = " + std::to_string(kFusedMaxM + 1) + ") fails"),
+            std::string::npos)
+      << natural.detail;
   expect_refused(Route::empty, problem(16, 64, 64, 16), sm(90), "M, N or K == 0");
   expect_refused(Route::prefill_scalar, problem(0, 64, 64, 16), sm(90), "M > 0 (M = 0) fails");
 }

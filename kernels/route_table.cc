@@ -121,12 +121,18 @@ constexpr RoutePredicate kFusedAligned{
 constexpr RoutePredicate kFusedK128{
     "K % 128 == 0", [](const Problem& p, const Caps&) { return value("K", p.K); },
     [](const Problem& p, const Caps&) { return p.K % 128 == 0; }, "fused_k_not_multiple_of_128"};
-// Provisional (not yet measured): the bench's msweep group (bench_job.cc)
-// times both routes per M; see PERF.md.
+// The crossover with prefill_vec8 (dequant + cuBLAS GEMM), measured on the
+// H200 at 08:37 UTC 2026-12-01 by `nvfp4-harness bench --group msweep`
+// (bf16, bias on and off, kernels back to back; PERF.md "prefill_fused"):
+// prefill_fused is faster at M = 9, 16 and 32 on all three shapes
+// (4096x4096: 17.5 against 25.5 us at M = 32; 14336x4096: 61.8 against
+// 76.7; 4096x14336: 52.6 against 78.8), slower at M = 64 on two of them
+// (4096x4096: 37.3 against 24.8; 4096x14336: 118.7 against 80.8) and at
+// every M >= 128. A prefers, not a need: forcing takes it at any M.
 constexpr RoutePredicate kFusedMAtMostCrossover{
-    "M <= 512", [](const Problem& p, const Caps&) { return value("M", p.M); },
+    "M <= 32", [](const Problem& p, const Caps&) { return value("M", p.M); },
     [](const Problem& p, const Caps&) { return p.M <= kFusedMaxM; }, "fused_m_above_crossover"};
-static_assert(kFusedMaxM == 512, "kFusedMAtMostCrossover's statement says 512");
+static_assert(kFusedMaxM == 32, "kFusedMAtMostCrossover's statement says 32");
 constexpr RoutePredicate kFusedSm80{
     "sm >= 80", [](const Problem&, const Caps& c) { return value("sm", c.sm); },
     [](const Problem&, const Caps& c) { return c.sm >= kMinMmaSm; }, "fused_sm_below_80"};
@@ -166,6 +172,11 @@ constexpr const RoutePredicate* kNativeNeeds[] = {&kMPositive, &kNPositive, &kKP
                                                   &kSm12x,     &kNativeFp4, &kNativeBlock16,
                                                   &kNativeK32, &kNativeN32};
 constexpr const RoutePredicate* kFusedNeeds[] = {&kMPositive,    &kNPositive, &kKPositive,
+                                                 &kFusedBlock16, &kFusedAligned, &kFusedK128,
+                                                 &kFusedSm80};
+constexpr const RoutePredicate* kFusedPrefers[] = {&kFusedMAtMostCrossover};
+// What prefill_vec8 stands in for: prefill_fused's needs, then its crossover.
+constexpr const RoutePredicate* kFusedChain[] = {&kMPositive,    &kNPositive,    &kKPositive,
                                                  &kFusedBlock16, &kFusedAligned, &kFusedK128,
                                                  &kFusedSm80,    &kFusedMAtMostCrossover};
 constexpr const RoutePredicate* kVec8Needs[] = {&kMPositive, &kNPositive, &kKPositive,
@@ -236,8 +247,9 @@ constexpr RouteRow kRows[] = {
      run_prefill_fused_route,
      false,
      nullptr,
-     true},
-    {Route::prefill_vec8, "prefill_vec8", kVec8Needs, false, nullptr, kFusedNeeds,
+     true,
+     kFusedPrefers},
+    {Route::prefill_vec8, "prefill_vec8", kVec8Needs, false, nullptr, kFusedChain,
      [](const Problem&) { return "vec8"; }, run_prefill_vec8_route, true, nullptr, true},
     {Route::prefill_scalar, "prefill_scalar", kNonEmpty, false, nullptr, kVec8Needs,
      [](const Problem&) { return "scalar"; }, run_prefill_scalar_route, true, nullptr, true},
@@ -293,12 +305,18 @@ std::string native_sm120_missing_capability(const Caps& caps) {
   return "";
 }
 
+const RoutePredicate* first_unmet(const RouteRow& row, const Problem& p, const Caps& caps) {
+  const RoutePredicate* failing = row.needs.first_failure(p, caps);
+  return failing ? failing : row.prefers.first_failure(p, caps);
+}
+
 std::vector<std::string> reasons_of(const RouteRow& row) {
   if (row.taken_for) return {row.taken_for};
   std::vector<std::string> out;
   for (const RoutePredicate* candidate : row.passed_over) {
     bool own = false;
     for (const RoutePredicate* need : row.needs) own = own || need == candidate;
+    for (const RoutePredicate* pref : row.prefers) own = own || pref == candidate;
     if (!own && candidate->miss) out.emplace_back(candidate->miss);
   }
   return out;
@@ -312,6 +330,9 @@ std::string route_table_text() {
     std::vector<std::string> needs;
     for (const RoutePredicate* p : row.needs) needs.emplace_back(p->statement);
     out += "\n  needs: " + join(needs, "; ") + "\n";
+    std::vector<std::string> prefers;
+    for (const RoutePredicate* p : row.prefers) prefers.emplace_back(p->statement);
+    if (!prefers.empty()) out += "  taken (not forced) only where: " + join(prefers, "; ") + "\n";
     std::vector<std::string> notes;
     if (row.opt_in) notes.emplace_back("opt-in");
     if (row.needs_scratch) notes.emplace_back("dequantizes into a scratch, then a GEMM");

@@ -80,6 +80,11 @@ TEST(RouteTable, ListingNamesEveryRouteItsReasonsAndNeeds) {
                 "  opt-in; hardware-gated where the device lacks it\n"),
       std::string::npos)
       << text;
+  EXPECT_NE(text.find("prefill_fused: fused_mma\n  needs: M > 0; N > 0; K > 0; block_size == 16; "
+                      "A and B 16-byte, weight_scale 4-byte aligned; K % 128 == 0; sm >= 80\n"
+                      "  taken (not forced) only where: M <= 32\n"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("prefill_scalar: odd_block_size k_not_multiple_of_8 unaligned\n  needs: M > "
                       "0; N > 0; K > 0\n"
                       "  dequantizes into a scratch, then a GEMM; forced onto every exact case it "
@@ -240,11 +245,18 @@ std::vector<std::string> split_clauses(const std::string& detail) {
   return out;
 }
 
-std::string needs_text(const RouteRow& row, const Problem& p, const Caps& caps) {
+// The needs (and, for the chain's choice, the prefers) with their values.
+std::string needs_text(const RouteRow& row, const Problem& p, const Caps& caps,
+                       bool with_prefers = false) {
   std::string out;
+  std::size_t count = row.needs.size;
   for (const RoutePredicate* need : row.needs)
     out += (out.empty() ? "" : ", ") + expected_text(*need, p, caps);
-  return out + (row.needs.size == 1 ? " holds" : " hold");
+  if (with_prefers) {
+    for (const RoutePredicate* pref : row.prefers) out += ", " + expected_text(*pref, p, caps);
+    count += row.prefers.size;
+  }
+  return out + (count == 1 ? " holds" : " hold");
 }
 
 Caps device(int sm, bool native_fp4) {
@@ -294,7 +306,9 @@ TEST(RouteTable, EveryPredicateComputesWhatItsTextSays) {
   for (const Problem& p : problems()) {
     for (const Caps& caps : devices()) {
       for (const RouteRow& row : route_table()) {
-        for (const RoutePredicate* pred : row.needs) {
+        std::vector<const RoutePredicate*> all(row.needs.begin(), row.needs.end());
+        all.insert(all.end(), row.prefers.begin(), row.prefers.end());
+        for (const RoutePredicate* pred : all) {
           const Meaning& m = meaning_of(pred->statement);
           ASSERT_EQ(pred->holds(p, caps), m.holds(p, caps))
               << row.name << ": \"" << pred->statement << "\" at " << expected_text(*pred, p, caps);
@@ -332,6 +346,7 @@ TEST(RouteTable, EveryRowsPredicatesAndReasonCodesAgreeWithTheExplanation) {
             continue;
           }
           const RoutePredicate* failing = first_failing_by_meaning(row.needs, p, caps);
+          if (!failing) failing = first_failing_by_meaning(row.prefers, p, caps);
           if (failing) {
             ASSERT_NE(row.route, c.route) << d.detail;
             ASSERT_EQ(clause, std::string(row.name) +
@@ -339,7 +354,7 @@ TEST(RouteTable, EveryRowsPredicatesAndReasonCodesAgreeWithTheExplanation) {
                                   expected_text(*failing, p, caps) + " fails");
             continue;
           }
-          // The first row whose needs all hold is the one taken.
+          // The first row whose needs and prefers all hold is the one taken.
           ASSERT_EQ(row.route, c.route) << d.detail;
           std::string why = std::string(row.name) + " taken for " + std::string(c.reason);
           if (row.taken_for) {
@@ -351,7 +366,7 @@ TEST(RouteTable, EveryRowsPredicatesAndReasonCodesAgreeWithTheExplanation) {
             ASSERT_EQ(c.reason, decided->miss) << d.detail;
             why += " (" + expected_text(*decided, p, caps) + " fails)";
           }
-          ASSERT_EQ(clause, why + ": " + needs_text(row, p, caps));
+          ASSERT_EQ(clause, why + ": " + needs_text(row, p, caps, true));
           break;
         }
         ASSERT_EQ(i, clauses.size()) << d.detail;
