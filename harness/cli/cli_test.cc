@@ -262,7 +262,7 @@ const BadInput kBadInputs[] = {
     {"bench_warmup_zero", {"bench", "--warmup", "0"}, "--warmup: Value 0 not in range 1 to 10000"},
     {"bench_group_unknown",
      {"bench", "--group", "gemm"},
-     "--group: gemm not in {prefill,sweep,decode}"},
+     "--group: gemm not in {prefill,sweep,decode,msweep}"},
     {"bench_json_empty", {"bench", "--json", ""}, "--json: the value is empty (\"\")"},
     // replay
     {"replay_missing_manifest",
@@ -293,7 +293,8 @@ const BadInput kBadInputs[] = {
      "--inputs: File does not exist: $T/nowhere.safetensors"},
     {"run_route_unknown",
      {"run", "--inputs", "$T/good.safetensors", "--route", "fast"},
-     "--route: fast not in {empty,gemv_mma,gemv_scalar,native_sm120,prefill_vec8,prefill_scalar}"},
+     "--route: fast not in "
+     "{empty,gemv_mma,gemv_scalar,native_sm120,prefill_fused,prefill_vec8,prefill_scalar}"},
     {"run_backend_unknown",
      {"run", "--inputs", "$T/good.safetensors", "--backend", "tpu"},
      "--backend: tpu not in {best,host,cuda}"},
@@ -378,15 +379,16 @@ TEST_F(CliFiles, RunChecksEveryRouteOfAFileAndWritesEachY) {
   EXPECT_NE(r.out.find("reference Y " + digest + " (exact: every route must give these bits)"),
             std::string::npos)
       << r.out;
-  for (const char* route : {"gemv_mma", "gemv_scalar", "prefill_vec8", "prefill_scalar"}) {
+  for (const char* route :
+       {"gemv_mma", "gemv_scalar", "prefill_fused", "prefill_vec8", "prefill_scalar"}) {
     EXPECT_EQ(digest_on_line(r.out, route, "OK"), digest) << route << "\n" << r.out;
   }
   EXPECT_EQ(digest_on_line(r.out, "empty", "NOT_SUPPORTED"), "-") << r.out;
   EXPECT_EQ(digest_on_line(r.out, "native_sm120", "NOT_SUPPORTED"), "-") << r.out;
-  EXPECT_NE(r.out.find("wrote Y of 4 route(s) to " + path("y.safetensors")), std::string::npos)
+  EXPECT_NE(r.out.find("wrote Y of 5 route(s) to " + path("y.safetensors")), std::string::npos)
       << r.out;
   const nvh::SafeTensorsFile y = nvh::read_safetensors(path("y.safetensors"));
-  ASSERT_EQ(y.tensors.size(), 4u);
+  ASSERT_EQ(y.tensors.size(), 5u);
   const nvh::SafeTensor& mma = y.tensors.at("Y.gemv_mma");
   EXPECT_EQ(nvh::tensor_sha256("fp16", mma.shape, mma.data.data(), mma.data.size()), digest);
 }
