@@ -448,8 +448,9 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       "bench",
       "time every route at the seed's and the decode shapes against the copy ceiling (GPU)");
   nvfp4::BenchOptions bo;
-  bench->add_option("--group", bo.groups, "prefill, sweep or decode (repeatable; default all)")
-      ->check(CLI::IsMember({"prefill", "sweep", "decode"}));
+  bench->add_option("--group", bo.groups,
+                    "prefill, sweep, decode or msweep (repeatable; default all)")
+      ->check(CLI::IsMember({"prefill", "sweep", "decode", "msweep"}));
   bench->add_option("--reps", bo.reps, "timed launches per case (median taken)")
       ->check(kWholeNumber)
       ->check(CLI::Range(100, 100000))
