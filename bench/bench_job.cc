@@ -18,6 +18,7 @@
 #include "harness/portable_math.h"
 #include "kernels/gemm_step.h"
 #include "kernels/nvfp4_matmul.h"
+#include "kernels/prefill_fused.cuh"
 #include "kernels/prefill_vec8.cuh"
 
 namespace nvfp4 {
@@ -297,12 +298,38 @@ void sweep_group(nvh::Backend& backend, Bench& bench) {
   }
 }
 
+// prefill_fused's kernel with kMTiles tiles of A a block, whatever M
+// (prefill_fused_m_tiles picks one per M): which block shape is fastest where.
+template <int kMTiles>
+void time_fused_tiles(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets,
+                      const Shape& s, double bytes, double flops) {
+  bench.time_on(sets, "msweep",
+                "prefill_fused " + std::to_string(16 * kMTiles) + "-row tiles " + shape_name(s),
+                "fused_tiles", s, bytes, flops, [&backend](InputSet& in) {
+                  const MatmulArgs& a = in.args;
+                  const Problem p = describe_problem(a);
+                  const GemvOperands params{static_cast<const uint16_t*>(a.A.data),
+                                            static_cast<const uint8_t*>(a.B.data),
+                                            static_cast<const uint8_t*>(a.weight_scale.data),
+                                            static_cast<const float*>(a.weight_scale_2.data),
+                                            static_cast<const uint16_t*>(a.bias.data),
+                                            static_cast<uint16_t*>(a.Y.data),
+                                            p.M,
+                                            p.N,
+                                            p.K,
+                                            half_kind(p.dtype)};
+                  nvh::launch<PrefillFused<kMTiles>>(backend, PrefillFused<kMTiles>::shape(params),
+                                                     params);
+                });
+}
+
 // Issue 16's M sweep: per shape and M, the whole operator call on
 // prefill_fused and on prefill_vec8 (dequant + GEMM), bias on and off, the
 // GEMM step alone on a bf16 W (cuBLAS BF16 alone) and, once per shape, the
 // packed weights and scales read alone (the floor for any route that reads
 // them once). One set of inputs per (shape, M) serves every row of it.
-void msweep_group(nvh::Backend& backend, Bench& bench) {
+void msweep_group(nvh::Backend& backend, Bench& bench, std::vector<int64_t> ms) {
+  if (ms.empty()) ms = {9, 16, 32, 64, 128, 256, 512, 1024, 2048, 8192};
   for (auto [N, K] :
        {std::pair<int64_t, int64_t>{4096, 4096}, {14336, 4096}, {4096, 14336}}) {
     const Shape weights{1, N, K};
@@ -315,7 +342,7 @@ void msweep_group(nvh::Backend& backend, Bench& bench) {
                  nvh::launch<ReadAlone>(backend, ReadAlone::shape(backend.caps().multiprocessors),
                                         p);
                });
-    for (int64_t M : {9, 16, 32, 64, 128, 256, 512, 1024, 2048, 8192}) {
+    for (int64_t M : ms) {
       const Shape s{M, N, K};
       const std::string id = shape_name(s);
       const double flops = 2.0 * M * N * K;
@@ -336,6 +363,10 @@ void msweep_group(nvh::Backend& backend, Bench& bench) {
                           route_row(r).run(backend, a, describe_problem(a), in.scratch.data());
                         });
         }
+      }
+      if (M >= 32 && M <= 256) {  // around the crossover: each block shape of the kernel
+        time_fused_tiles<1>(backend, bench, sets, s, gemv_bytes(s), flops);
+        time_fused_tiles<4>(backend, bench, sets, s, gemv_bytes(s), flops);
       }
       bench.time_on(sets, "msweep", "cuBLAS BF16 GEMM alone " + id, "gemm", s, gemm_bytes(s),
                     flops, [&](InputSet& in) {
@@ -368,7 +399,7 @@ BenchReport run_bench(nvh::Backend& backend, const BenchOptions& o, std::ostream
   if (wanted(o, "prefill")) prefill_group(backend, bench);
   if (wanted(o, "sweep")) sweep_group(backend, bench);
   if (wanted(o, "decode")) decode_group(backend, bench);
-  if (wanted(o, "msweep")) msweep_group(backend, bench);
+  if (wanted(o, "msweep")) msweep_group(backend, bench, o.msweep_m);
   return r;
 }
 

@@ -22,6 +22,8 @@ struct BenchOptions {
   // sweep of issue 16 (prefill_fused, dequant + GEMM, cuBLAS alone, the
   // weights read alone), timed back to back.
   std::vector<std::string> groups;
+  // The M values of group msweep; empty: issue 16's ten, 9 to 8192.
+  std::vector<int64_t> msweep_m;
   std::string json_path = "out/bench/bench.json";
   // weight_scale_2 of every input set. The default is a power of two inside
   // the GEMVs' fast-path windows; any other value (e.g. 0.3) times the

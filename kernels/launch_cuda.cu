@@ -39,7 +39,6 @@ NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4, 4>);
 NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4, 8>);
 NVFP4_INSTANTIATE(nvfp4::GemvMma);
 NVFP4_INSTANTIATE(nvfp4::PrefillFused<1>);
-NVFP4_INSTANTIATE(nvfp4::PrefillFused<2>);
 NVFP4_INSTANTIATE(nvfp4::PrefillFused<4>);
 NVFP4_INSTANTIATE(nvfp4::PrefillFused<8>);
 NVFP4_INSTANTIATE(nvfp4::ActAmaxPartial);

@@ -171,9 +171,6 @@ void run_prefill_fused(nvh::Backend& backend, const MatmulArgs& a, const Problem
     case 1:
       run_prefill_fused_tiles<1>(backend, params);
       break;
-    case 2:
-      run_prefill_fused_tiles<2>(backend, params);
-      break;
     case 4:
       run_prefill_fused_tiles<4>(backend, params);
       break;

@@ -49,9 +49,10 @@
 
 namespace nvfp4 {
 
-// The block shape for kMTiles tiles of 16 rows of A. Every shape has 8 warps
-// and kStages stages of about 41 KB or less (so the 123 KB of three stages
-// leave room for a second block where there are four of 25 KB).
+// The block shape for kMTiles tiles of 16 rows of A (the launcher takes 1,
+// 4 or 8: dispatch.h, prefill_fused_m_tiles). Every shape has 8 warps and
+// kStages stages of about 41 KB or less (the 100 KB of four 25 KB stages
+// leave room for a second block; three of 41 KB do not).
 template <int kMTiles>
 struct PrefillFusedShape {
   static constexpr int kKWarps = kMTiles == 1 ? 4 : kMTiles == 2 ? 4 : kMTiles == 4 ? 2 : 1;

@@ -47,8 +47,8 @@ CaseSpec fused_case(int64_t M, int64_t N, int64_t K, DType t, bool bias, bool ex
   return make_case("adhoc", M, N, K, 16, t, bias, exact, seed);
 }
 
-// Each block shape (1, 2, 4, 8 tiles of A: M up to 16, 32, 64, then 128 a
-// block), with M at and one past a tile's rows, N at and past a block's
+// Each block shape (1, 4, 8 tiles of A: M up to 32 in blocks of 16 rows,
+// up to 64, then 128 a block), with M at and one past a tile's rows, N at and past a block's
 // columns, K of one step to more stages than the pipeline holds.
 TEST_P(FusedOnBackend, MatchesTheReferenceAtTileEdges) {
   struct Shape {
@@ -57,9 +57,9 @@ TEST_P(FusedOnBackend, MatchesTheReferenceAtTileEdges) {
   const Shape shapes[] = {
       {9, 32, 128},    // one step: a block stage of 4 with 3 warps idle
       {16, 33, 640},   // 5 steps: a last stage of 1 of 4; a second block of 1 row of W
-      {17, 31, 1024},  // two tiles of A, 2 stages of 4 steps; rows of W past N
+      {17, 31, 1024},  // two blocks over M, 2 stages of 4 steps; rows of W past N
       {32, 64, 384},
-      {33, 65, 256},   // four tiles, 2 steps a stage; a column of blocks with 1 row of W
+      {33, 65, 256},   // four tiles, 2 steps a stage; a last block of 1 row of W
       {64, 7, 1152},   // 9 steps: more stages than the pipeline's 3
       {65, 130, 512},  // eight tiles (128 rows), 1 step a stage; 65 rows of 128
       {129, 16, 256},  // two blocks over M
@@ -118,8 +118,8 @@ TEST(PrefillFusedShape, MTilesPastTheGridLimitLoop) {
 TEST(PrefillFusedShape, MTilesHoldM) {
   EXPECT_EQ(prefill_fused_m_tiles(9), 1);
   EXPECT_EQ(prefill_fused_m_tiles(16), 1);
-  EXPECT_EQ(prefill_fused_m_tiles(17), 2);
-  EXPECT_EQ(prefill_fused_m_tiles(32), 2);
+  EXPECT_EQ(prefill_fused_m_tiles(17), 1);
+  EXPECT_EQ(prefill_fused_m_tiles(32), 1);
   EXPECT_EQ(prefill_fused_m_tiles(33), 4);
   EXPECT_EQ(prefill_fused_m_tiles(64), 4);
   EXPECT_EQ(prefill_fused_m_tiles(65), 8);
@@ -152,7 +152,6 @@ void expect_slots_tile_the_stage() {
 
 TEST(PrefillFusedLayout, SlotsTileTheStage) {
   expect_slots_tile_the_stage<1>();
-  expect_slots_tile_the_stage<2>();
   expect_slots_tile_the_stage<4>();
   expect_slots_tile_the_stage<8>();
 }
@@ -187,7 +186,6 @@ void expect_reads_hit_every_bank_once() {
 
 TEST(PrefillFusedLayout, AQuarterWarpsReadsHitEveryBankOnce) {
   expect_reads_hit_every_bank_once<1>();
-  expect_reads_hit_every_bank_once<2>();
   expect_reads_hit_every_bank_once<4>();
   expect_reads_hit_every_bank_once<8>();
 }

@@ -198,8 +198,6 @@ const char* prefill_fused_variant(const Problem& p) {
   switch (prefill_fused_m_tiles(p.M)) {
     case 1:
       return "m16";
-    case 2:
-      return "m32";
     case 4:
       return "m64";
     default:

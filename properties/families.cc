@@ -1190,8 +1190,6 @@ int fused_k_warps(int64_t M) {
   switch (prefill_fused_m_tiles(M)) {
     case 1:
       return PrefillFused<1>::kKWarps;
-    case 2:
-      return PrefillFused<2>::kKWarps;
     case 4:
       return PrefillFused<4>::kKWarps;
     default:
@@ -1202,8 +1200,6 @@ int fused_stages(int64_t M) {
   switch (prefill_fused_m_tiles(M)) {
     case 1:
       return PrefillFused<1>::kStages;
-    case 2:
-      return PrefillFused<2>::kStages;
     case 4:
       return PrefillFused<4>::kStages;
     default:
@@ -1218,11 +1214,10 @@ Family prefill_fused() {
            {},
            rc::gen::just(CaseSpec{}),
            {}};  // random is set below
-  std::size_t blocks[4];
+  std::size_t blocks[3];
   fused_block_aim<1>(f, &blocks[0]);
-  fused_block_aim<2>(f, &blocks[1]);
-  fused_block_aim<4>(f, &blocks[2]);
-  fused_block_aim<8>(f, &blocks[3]);
+  fused_block_aim<4>(f, &blocks[1]);
+  fused_block_aim<8>(f, &blocks[2]);
   const auto short_stage = add_aim(
       f, "prefill_fused's last stage holds fewer 128-k steps than the block has K warps",
       [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
@@ -1235,9 +1230,9 @@ Family prefill_fused() {
         return took(v, Route::prefill_fused) && (steps + kw - 1) / kw > fused_stages(s.M);
       });
   const auto m_blocks = add_aim(
-      f, "prefill_fused (forced) with more than one block over M (M > 128)",
+      f, "prefill_fused with more than one block over M (M > 16 * its tiles of A a block)",
       [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
-        return took(v, Route::prefill_fused) && s.M > PrefillFused<8>::kTileRows;
+        return took(v, Route::prefill_fused) && s.M > 16 * prefill_fused_m_tiles(s.M);
       });
   const auto n_past = add_aim(
       f, "prefill_fused with several blocks over N, the last holding rows of W past N",
@@ -1260,16 +1255,18 @@ Family prefill_fused() {
   aimed(f, make_case("", 16, 33, 640, 16, DType::bf16, false, true, 2),
         {blocks[0], short_stage, n_past});
   aimed(f, make_case("", 12, 20, 2560, 16, DType::fp16, true, false, 2), {blocks[0], deep});
-  aimed(f, make_case("", 17, 31, 2048, 16, DType::fp16, true, true, 3), {blocks[1], deep});
-  aimed(f, make_case("", 32, 80, 384, 16, DType::bf16, true, false, 4), {blocks[1], short_stage, n_past});
-  aimed(f, force(make_case("", 33, 65, 256, 16, DType::fp16, false, false, 5)), {blocks[2], n_past});
+  aimed(f, make_case("", 17, 31, 2560, 16, DType::fp16, true, true, 3), {blocks[0], deep, m_blocks});
+  aimed(f, make_case("", 32, 80, 384, 16, DType::bf16, true, false, 4),
+        {blocks[0], short_stage, n_past, m_blocks});
+  aimed(f, force(make_case("", 33, 65, 256, 16, DType::fp16, false, false, 5)), {blocks[1], n_past});
   aimed(f, force(make_case("", 64, 7, 1152, 16, DType::bf16, true, true, 6)),
-        {blocks[2], short_stage, deep});
+        {blocks[1], short_stage, deep});
   aimed(f, force(make_case("", 65, 130, 512, 16, DType::fp16, true, true, 7)),
-        {blocks[3], deep, n_past});
+        {blocks[2], deep, n_past});
   aimed(f, force(make_case("", 129, 16, 256, 16, DType::bf16, false, false, 8)),
-        {blocks[3], m_blocks});
-  aimed(f, make_case("", kFusedMaxM, 8, 128, 16, DType::fp16, true, true, 9), {blocks[1], crossover});
+        {blocks[2], m_blocks});
+  aimed(f, make_case("", kFusedMaxM, 8, 128, 16, DType::fp16, true, true, 9),
+        {blocks[0], m_blocks, crossover});
   f.random = cases(
       f.name,
       [](const std::vector<int64_t>& d) {

@@ -459,6 +459,9 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       ->check(kWholeNumber)
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
+  bench->add_option("--m", bo.msweep_m, "the M values of group msweep (repeatable; default 9 to 8192)")
+      ->check(kWholeNumber)
+      ->check(CLI::Range(1, 1 << 20));
   bench->add_option("--json", bo.json_path, "where to write the JSON report")
       ->check(kNotEmpty)
       ->capture_default_str();

@@ -264,6 +264,8 @@ const BadInput kBadInputs[] = {
      {"bench", "--group", "gemm"},
      "--group: gemm not in {prefill,sweep,decode,msweep}"},
     {"bench_json_empty", {"bench", "--json", ""}, "--json: the value is empty (\"\")"},
+    {"bench_m_zero", {"bench", "--m", "0"}, "--m: Value 0 not in range 1 to 1048576"},
+    {"bench_m_not_a_number", {"bench", "--m", "x"}, "--m: x is not a whole number"},
     // replay
     {"replay_missing_manifest",
      {"replay", "$T/nowhere.json"},
