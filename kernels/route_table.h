@@ -8,10 +8,10 @@
 //
 // How the chain reads a row (select_route): rows are tried in order; an
 // opt_in row only when Options::native_opt_in; the first row whose `needs`
-// all hold is taken. Its reason code is `taken_for` when the row names one,
+// and `prefers` all hold is taken. Its reason code is `taken_for` when the row names one,
 // else the code (`miss`) of the first predicate of `passed_over` that fails:
 // the predicate that sent the problem past the route this one stands in for.
-// Forcing a route (Options::force_route) checks the same `needs`.
+// Forcing a route (Options::force_route) checks the same `needs`, not `prefers`.
 //
 // Adding a route: CONTRIBUTING.md, "Adding a route".
 #pragma once

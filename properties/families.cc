@@ -456,6 +456,10 @@ std::string str(int64_t v) { return std::to_string(v); }
 //                    a half last stage (K % kStageK == kStepK); A pre-paired or through the
 //                    L1 (activations_fit); wide or 4-byte scale copies (wide_scales); warps
 //                    past the last tile; rows past N in a tile; fragment columns past M.
+//   prefill_fused.cuh PrefillFused: its block shapes (1, 4, 8 tiles of A), a last K stage
+//                    shorter than the block's K warps, more stages than kStages, blocks over M
+//                    (grid.y; past 65535 tiles only in prefill_fused_test.cc, by shape()) and
+//                    over N with rows of W past N: the prefill_fused family's aims.
 //   native_sm120.cuh ActAmaxPartial <= kMaxBlocks (1024) blocks, ActGlobalScale's lanes
 //                    folding several partials, ActQuantize and ScaleRetile <= kMaxBlocks
 //                    (4096): an sm_12x GPU only (hardware-gated elsewhere).
