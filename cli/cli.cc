@@ -177,8 +177,10 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       "bench",
       "time every route at the seed's and the decode shapes against the copy ceiling (GPU)");
   nvfp4::BenchOptions bo;
-  bench->add_option("--group", bo.groups, "prefill, sweep or decode (repeatable; default all)")
-      ->check(CLI::IsMember({"prefill", "sweep", "decode"}));
+  bench
+      ->add_option("--group", bo.groups,
+                   "prefill, sweep, decode or msweep (repeatable; default all)")
+      ->check(CLI::IsMember({"prefill", "sweep", "decode", "msweep"}));
   bench->add_option("--reps", bo.reps, "timed launches per case (median taken)")
       ->check(kWholeNumber)
       ->check(CLI::Range(100, 100000))
@@ -187,6 +189,11 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       ->check(kWholeNumber)
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
+  bench
+      ->add_option("--m", bo.msweep_m,
+                   "the M values of group msweep (repeatable; default 9 to 8192)")
+      ->check(kWholeNumber)
+      ->check(CLI::Range(1, 1 << 20));
   bench->add_option("--json", bo.json_path, "where to write the JSON report")
       ->check(kNotEmpty)
       ->capture_default_str();

@@ -261,8 +261,10 @@ const BadInput kBadInputs[] = {
     {"bench_warmup_zero", {"bench", "--warmup", "0"}, "--warmup: Value 0 not in range 1 to 10000"},
     {"bench_group_unknown",
      {"bench", "--group", "gemm"},
-     "--group: gemm not in {prefill,sweep,decode}"},
+     "--group: gemm not in {prefill,sweep,decode,msweep}"},
     {"bench_json_empty", {"bench", "--json", ""}, "--json: the value is empty (\"\")"},
+    {"bench_m_zero", {"bench", "--m", "0"}, "--m: Value 0 not in range 1 to 1048576"},
+    {"bench_m_not_a_number", {"bench", "--m", "x"}, "--m: x is not a whole number"},
     // replay
     {"replay_missing_manifest",
      {"replay", "$T/nowhere.json"},
@@ -292,7 +294,8 @@ const BadInput kBadInputs[] = {
      "--inputs: File does not exist: $T/nowhere.safetensors"},
     {"run_route_unknown",
      {"run", "--inputs", "$T/good.safetensors", "--route", "fast"},
-     "--route: fast not in {empty,gemv_mma,gemv_scalar,native_sm120,prefill_vec8,prefill_scalar}"},
+     "--route: fast not in "
+     "{empty,gemv_mma,gemv_scalar,native_sm120,prefill_fused,prefill_vec8,prefill_scalar}"},
     {"run_backend_unknown",
      {"run", "--inputs", "$T/good.safetensors", "--backend", "tpu"},
      "--backend: tpu not in {best,host,cuda}"},
@@ -377,15 +380,16 @@ TEST_F(CliFiles, RunChecksEveryRouteOfAFileAndWritesEachY) {
   EXPECT_NE(r.out.find("reference Y " + digest + " (exact: every route must give these bits)"),
             std::string::npos)
       << r.out;
-  for (const char* route : {"gemv_mma", "gemv_scalar", "prefill_vec8", "prefill_scalar"}) {
+  for (const char* route :
+       {"gemv_mma", "gemv_scalar", "prefill_fused", "prefill_vec8", "prefill_scalar"}) {
     EXPECT_EQ(digest_on_line(r.out, route, "OK"), digest) << route << "\n" << r.out;
   }
   EXPECT_EQ(digest_on_line(r.out, "empty", "NOT_SUPPORTED"), "-") << r.out;
   EXPECT_EQ(digest_on_line(r.out, "native_sm120", "NOT_SUPPORTED"), "-") << r.out;
-  EXPECT_NE(r.out.find("wrote Y of 4 route(s) to " + path("y.safetensors")), std::string::npos)
+  EXPECT_NE(r.out.find("wrote Y of 5 route(s) to " + path("y.safetensors")), std::string::npos)
       << r.out;
   const nvh::SafeTensorsFile y = nvh::read_safetensors(path("y.safetensors"));
-  ASSERT_EQ(y.tensors.size(), 4u);
+  ASSERT_EQ(y.tensors.size(), 5u);
   const nvh::SafeTensor& mma = y.tensors.at("Y.gemv_mma");
   EXPECT_EQ(nvh::tensor_sha256("fp16", mma.shape, mma.data.data(), mma.data.size()), digest);
 }

@@ -23,6 +23,10 @@ TimingStats time_launches(Backend&, int, int, const std::function<void(int)>&) {
   throw BackendUnavailable(
       "time_launches: this build has no CUDA backend (configure with the cuda preset)");
 }
+TimingStats time_back_to_back(Backend&, int, int, int, const std::function<void(int)>&) {
+  throw BackendUnavailable(
+      "time_back_to_back: this build has no CUDA backend (configure with the cuda preset)");
+}
 double measure_copy_ceiling(Backend&, std::size_t, int) {
   throw BackendUnavailable(
       "measure_copy_ceiling: this build has no CUDA backend (configure with the cuda preset)");

@@ -64,6 +64,27 @@ TimingStats time_launches(Backend& backend, int warmup, int reps,
   return summarize(std::move(us));
 }
 
+TimingStats time_back_to_back(Backend& backend, int warmup, int trials, int launches,
+                              const std::function<void(int)>& launch) {
+  CudaBackend& gpu = gpu_of(backend);
+  for (int i = 0; i < warmup; ++i) launch(i);
+  std::vector<double> per_call;
+  Events events(2);
+  int next = warmup;
+  for (int trial = 0; trial < trials; ++trial) {
+    hold_gpu<<<1, 1, 0, gpu.stream()>>>(kHoldCycles);
+    NVH_CUDA_CHECK(cudaGetLastError());
+    NVH_CUDA_CHECK(cudaEventRecord(events[0], gpu.stream()));
+    for (int i = 0; i < launches; ++i) launch(next++);
+    NVH_CUDA_CHECK(cudaEventRecord(events[1], gpu.stream()));
+    NVH_CUDA_CHECK(cudaStreamSynchronize(gpu.stream()));
+    float ms = 0;
+    NVH_CUDA_CHECK(cudaEventElapsedTime(&ms, events[0], events[1]));
+    per_call.push_back(1000.0 * ms / launches);
+  }
+  return summarize(std::move(per_call));
+}
+
 double measure_copy_ceiling(Backend& backend, std::size_t bytes, int reps) {
   CudaBackend& gpu = gpu_of(backend);
   Buffer src(backend, bytes), dst(backend, bytes);

@@ -23,6 +23,15 @@ struct TimingStats {
 TimingStats time_launches(Backend& backend, int warmup, int reps,
                           const std::function<void(int)>& launch);
 
+// Kernel time without the launch: `trials` times, `launches` calls of
+// `launch(i)` queued back to back behind one GPU hold between one pair of
+// events, the span divided by `launches`; the median over the trials.
+// (time_launches brackets every launch with its own events, which adds the
+// launch's ramp and the events themselves, about 2 us on the H200, to each.)
+// `warmup` untimed calls first. Throws if the backend is not a GPU.
+TimingStats time_back_to_back(Backend& backend, int warmup, int trials, int launches,
+                              const std::function<void(int)>& launch);
+
 // The device-to-device copy bandwidth in bytes per second, counting bytes
 // read plus bytes written (cudaMemcpyAsync of `bytes`, median of `reps`).
 double measure_copy_ceiling(Backend& backend, std::size_t bytes, int reps);

@@ -18,6 +18,7 @@
 #include "harness/portable_math.h"
 #include "kernels/nvfp4_matmul/gemm_step.h"
 #include "kernels/nvfp4_matmul/nvfp4_matmul.h"
+#include "kernels/nvfp4_matmul/prefill_fused.cuh"
 #include "kernels/nvfp4_matmul/prefill_vec8.cuh"
 
 namespace nvfp4 {
@@ -113,25 +114,47 @@ class Bench {
   Bench(nvh::Backend& b, const BenchOptions& o, std::ostream& progress)
       : b_(b), o_(o), progress_(progress) {}
 
+  using Sets = std::vector<std::unique_ptr<InputSet>>;
+  // Enough fresh input sets of `shape` that rotating over them defeats the L2.
+  Sets make_sets(const Shape& s) {
+    std::mt19937_64 rng(s.M * 1315423911u + s.N * 2654435761u + s.K);
+    Sets sets;
+    const int n = sets_for(s, b_.caps().l2_bytes);
+    for (int i = 0; i < n; ++i) sets.push_back(make_set(b_, s, o_.global_scale, rng));
+    return sets;
+  }
+
   // Times `launch(set)` rotating over fresh input sets of `shape`.
   void time(const std::string& group, const std::string& name, const std::string& what,
             const Shape& s, double bytes, double flops,
             const std::function<void(InputSet&)>& launch) {
-    std::mt19937_64 rng(s.M * 1315423911u + s.N * 2654435761u + s.K);
-    std::vector<std::unique_ptr<InputSet>> sets;
-    const int n = sets_for(s, b_.caps().l2_bytes);
-    for (int i = 0; i < n; ++i) sets.push_back(make_set(b_, s, o_.global_scale, rng));
+    time_on(make_sets(s), group, name, what, s, bytes, flops, launch);
+  }
+
+  // The same over given sets: each launch between its own events, then
+  // back to back (kernel_us).
+  void time_on(const Sets& sets, const std::string& group, const std::string& name,
+               const std::string& what, const Shape& s, double bytes, double flops,
+               const std::function<void(InputSet&)>& launch) {
+    const int n = static_cast<int>(sets.size());
     const nvh::TimingStats t =
         nvh::time_launches(b_, o_.warmup, o_.reps, [&](int i) { launch(*sets[i % n]); });
-    record({group, name, what, s.M, s.N, s.K, t.median_us, t.min_us, t.max_us, bytes, flops,
-            t.launches, n});
+    const nvh::TimingStats k = nvh::time_back_to_back(b_, 2, kTrials, o_.reps / kTrials,
+                                                      [&](int i) { launch(*sets[i % n]); });
+    BenchRow row{group,    name,     what,        s.M,   s.N,   s.K,        t.median_us,
+                 t.min_us, t.max_us, k.median_us, bytes, flops, t.launches, n};
+    record(row);
   }
+  static constexpr int kTrials = 5;
 
   // Times `launch()` with no inputs at all (nothing to rotate).
   void time_bare(const std::string& group, const std::string& name, const std::string& what,
                  const std::function<void()>& launch) {
     const nvh::TimingStats t = nvh::time_launches(b_, o_.warmup, o_.reps, [&](int) { launch(); });
-    record({group, name, what, 0, 0, 0, t.median_us, t.min_us, t.max_us, 0, 0, t.launches, 0});
+    const nvh::TimingStats k =
+        nvh::time_back_to_back(b_, 2, kTrials, o_.reps / kTrials, [&](int) { launch(); });
+    record({group, name, what, 0, 0, 0, t.median_us, t.min_us, t.max_us, k.median_us, 0, 0,
+            t.launches, 0});
   }
 
   void record(const BenchRow& row) {
@@ -139,7 +162,7 @@ class Bench {
     progress_ << "  " << std::left << std::setw(44) << row.name << std::right << std::fixed
               << std::setprecision(1) << std::setw(10) << row.median_us << " us  " << std::setw(5)
               << 100.0 * row.bytes / (row.median_us * 1e-6) / report_.copy_bytes_per_s
-              << "% of copy\n";
+              << "% of copy; back to back " << row.kernel_us << " us\n";
   }
 
   // A device-to-device copy reading and writing `bytes` in all, over enough
@@ -157,7 +180,7 @@ class Bench {
     const nvh::TimingStats t = nvh::time_launches(b_, o_.warmup, o_.reps, [&](int i) {
       nvh::copy_on_device(b_, dst[i % n].data(), src[i % n].data(), half);
     });
-    record({group, name, "copy", s.M, s.N, s.K, t.median_us, t.min_us, t.max_us, bytes, 0,
+    record({group, name, "copy", s.M, s.N, s.K, t.median_us, t.min_us, t.max_us, 0, bytes, 0,
             t.launches, n});
   }
 
@@ -275,6 +298,82 @@ void sweep_group(nvh::Backend& backend, Bench& bench) {
   }
 }
 
+// prefill_fused's kernel with kMTiles tiles of A a block, whatever M
+// (prefill_fused_m_tiles picks one per M): which block shape is fastest where.
+template <int kMTiles>
+void time_fused_tiles(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets, const Shape& s,
+                      double bytes, double flops) {
+  bench.time_on(sets, "msweep",
+                "prefill_fused " + std::to_string(16 * kMTiles) + "-row tiles " + shape_name(s),
+                "fused_tiles", s, bytes, flops, [&backend](InputSet& in) {
+                  const MatmulArgs& a = in.args;
+                  const Problem p = describe_problem(a);
+                  const GemvOperands params{static_cast<const uint16_t*>(a.A.data),
+                                            static_cast<const uint8_t*>(a.B.data),
+                                            static_cast<const uint8_t*>(a.weight_scale.data),
+                                            static_cast<const float*>(a.weight_scale_2.data),
+                                            static_cast<const uint16_t*>(a.bias.data),
+                                            static_cast<uint16_t*>(a.Y.data),
+                                            p.M,
+                                            p.N,
+                                            p.K,
+                                            half_kind(p.dtype)};
+                  nvh::launch<PrefillFused<kMTiles>>(backend, PrefillFused<kMTiles>::shape(params),
+                                                     params);
+                });
+}
+
+// Issue 16's M sweep: per shape and M, the whole operator call on
+// prefill_fused and on prefill_vec8 (dequant + GEMM), bias on and off, the
+// GEMM step alone on a bf16 W (cuBLAS BF16 alone) and, once per shape, the
+// packed weights and scales read alone (the floor for any route that reads
+// them once). One set of inputs per (shape, M) serves every row of it.
+void msweep_group(nvh::Backend& backend, Bench& bench, std::vector<int64_t> ms) {
+  if (ms.empty()) ms = {9, 16, 32, 64, 128, 256, 512, 1024, 2048, 8192};
+  for (auto [N, K] : {std::pair<int64_t, int64_t>{4096, 4096}, {14336, 4096}, {4096, 14336}}) {
+    const Shape weights{1, N, K};
+    bench.time(
+        "msweep", "weight bytes read alone " + shape_name(weights), "read", weights,
+        static_cast<double>(weight_bytes(weights)), 0, [&](InputSet& in) {
+          const ReadAlone::Params p{static_cast<const uint8_t*>(in.B.data()), N * (K / 2) / 16,
+                                    static_cast<const uint8_t*>(in.scales.data()),
+                                    N * (K / 16) / 16, static_cast<uint32_t*>(in.Y.data())};
+          nvh::launch<ReadAlone>(backend, ReadAlone::shape(backend.caps().multiprocessors), p);
+        });
+    for (int64_t M : ms) {
+      const Shape s{M, N, K};
+      const std::string id = shape_name(s);
+      const double flops = 2.0 * M * N * K;
+      const Bench::Sets sets = bench.make_sets(s);
+      for (Route r : {Route::prefill_fused, Route::prefill_vec8}) {
+        for (bool bias : {true, false}) {
+          const double bytes =
+              r == Route::prefill_fused ? gemv_bytes(s) : dequant_bytes(s) + gemm_bytes(s);
+          // The route's runner itself, past the dispatcher: the sweep times
+          // both routes at every M, the crossover's own side included
+          // (forcing would refuse prefill_fused above it).
+          bench.time_on(sets, "msweep", std::string(route_name(r)) + (bias ? " bias " : " ") + id,
+                        r == Route::prefill_fused ? "fused" : "prefill_e2e", s, bytes, flops,
+                        [&backend, r, bias](InputSet& in) {
+                          MatmulArgs a = in.args;
+                          if (!bias) a.bias = {};
+                          route_row(r).run(backend, a, describe_problem(a), in.scratch.data());
+                        });
+        }
+      }
+      if (M >= 32 && M <= 256) {  // around the crossover: each block shape of the kernel
+        time_fused_tiles<1>(backend, bench, sets, s, gemv_bytes(s), flops);
+        time_fused_tiles<4>(backend, bench, sets, s, gemv_bytes(s), flops);
+      }
+      bench.time_on(sets, "msweep", "cuBLAS BF16 GEMM alone " + id, "gemm", s, gemm_bytes(s), flops,
+                    [&](InputSet& in) {
+                      run_gemm_step(backend, {in.A.data(), in.scratch.data(), nullptr, in.Y.data(),
+                                              s.M, s.N, s.K, s.dtype});
+                    });
+    }
+  }
+}
+
 bool wanted(const BenchOptions& o, const std::string& group) {
   return o.groups.empty() || std::find(o.groups.begin(), o.groups.end(), group) != o.groups.end();
 }
@@ -297,6 +396,7 @@ BenchReport run_bench(nvh::Backend& backend, const BenchOptions& o, std::ostream
   if (wanted(o, "prefill")) prefill_group(backend, bench);
   if (wanted(o, "sweep")) sweep_group(backend, bench);
   if (wanted(o, "decode")) decode_group(backend, bench);
+  if (wanted(o, "msweep")) msweep_group(backend, bench, o.msweep_m);
   return r;
 }
 
@@ -307,7 +407,8 @@ std::string render_bench_table(const BenchReport& r) {
     << r.write_bytes_per_s / 1e12 << " TB/s\n";
   o << std::left << std::setw(46) << "case" << std::right << std::setw(11) << "median us"
     << std::setw(10) << "MB" << std::setw(9) << "TB/s" << std::setw(9) << "%copy" << std::setw(10)
-    << "TFLOP/s" << std::setw(6) << "sets"
+    << "TFLOP/s" << std::setw(6) << "sets" << std::setw(11) << "kernel us" << std::setw(10)
+    << "launch us"
     << "\n";
   for (const BenchRow& row : r.rows) {
     const double s = row.median_us * 1e-6;
@@ -315,7 +416,9 @@ std::string render_bench_table(const BenchReport& r) {
       << std::setw(11) << row.median_us << std::setw(10) << row.bytes / 1e6 << std::setprecision(2)
       << std::setw(9) << row.bytes / s / 1e12 << std::setprecision(1) << std::setw(9)
       << 100.0 * row.bytes / s / r.copy_bytes_per_s << std::setw(10)
-      << (row.flops > 0 ? row.flops / s / 1e12 : 0.0) << std::setw(6) << row.input_sets << "\n";
+      << (row.flops > 0 ? row.flops / s / 1e12 : 0.0) << std::setw(6) << row.input_sets
+      << std::setw(11) << row.kernel_us << std::setw(10)
+      << (row.kernel_us > 0 ? row.median_us - row.kernel_us : 0.0) << "\n";
   }
   return o.str();
 }
@@ -336,6 +439,7 @@ std::string render_bench_json(const BenchReport& r) {
                          {"median_us", row.median_us},
                          {"min_us", row.min_us},
                          {"max_us", row.max_us},
+                         {"kernel_us", row.kernel_us},
                          {"launches", row.launches},
                          {"input_sets", row.input_sets},
                          {"bytes", row.bytes},

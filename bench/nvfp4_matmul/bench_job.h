@@ -18,7 +18,12 @@ namespace nvfp4 {
 struct BenchOptions {
   int warmup = 10;
   int reps = 100;
-  std::vector<std::string> groups;  // empty: all ("prefill", "decode", "sweep")
+  // empty: all ("prefill", "decode", "sweep", "msweep"); "msweep" is the M
+  // sweep of issue 16 (prefill_fused, dequant + GEMM, cuBLAS alone, the
+  // weights read alone), timed back to back.
+  std::vector<std::string> groups;
+  // The M values of group msweep; empty: issue 16's ten, 9 to 8192.
+  std::vector<int64_t> msweep_m;
   std::string json_path = "out/bench/bench.json";
   // weight_scale_2 of every input set. The default is a power of two inside
   // the GEMVs' fast-path windows; any other value (e.g. 0.3) times the
@@ -29,7 +34,11 @@ struct BenchOptions {
 struct BenchRow {
   std::string group, name, what;  // what: dequant, gemm, prefill_e2e, gemv, ...
   int64_t M = 0, N = 0, K = 0;
-  double median_us = 0, min_us = 0, max_us = 0;
+  double median_us = 0, min_us = 0, max_us = 0;  // each launch between its own events
+  // Kernel time: calls back to back, one pair of events around them, divided
+  // by their number (median of the trials); 0 where not measured. The launch
+  // column is median_us - kernel_us: what one call on its own adds.
+  double kernel_us = 0;
   double bytes = 0, flops = 0;
   int launches = 0, input_sets = 0;
 };

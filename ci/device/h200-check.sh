@@ -33,7 +33,7 @@ for step in "${steps[@]}"; do
       run property_tests "$bin/property_tests" ;;
     sanitize)
       run memcheck compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/kernels_tests" --gtest_filter='*cuda*'
-      run racecheck compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/kernels_tests" --gtest_filter='*Gemv*cuda*:*Exact*cuda*'
+      run racecheck compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/kernels_tests" --gtest_filter='*Gemv*cuda*:*Exact*cuda*:*Fused*cuda*'
       run memcheck_props compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/property_tests" --gtest_filter='*cuda*' ;;
     verify)
       run verify "$bin/nvfp4-harness" verify --backend cuda --out "$out/verify" ;;
@@ -49,7 +49,7 @@ for step in "${steps[@]}"; do
     hash)
       run hash "$bin/nvfp4-harness" hash --backend cuda --cases seed8 --out "$out/seed8.h200.json" ;;
     bench)
-      run bench "$bin/nvfp4-harness" bench --json "$out/bench.json" ;;
+      run bench "$bin/nvfp4-harness" bench --json "$out/bench.json" ;;  # msweep included
     replay)
       for route in prefill_scalar prefill_vec8; do
         run "replay_$route" "$bin/nvfp4-harness" replay bench/nvfp4_matmul/manifests/qwen_like_prefill.json --prompt 8192 \

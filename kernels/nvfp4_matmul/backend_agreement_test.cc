@@ -1,7 +1,7 @@
 // The GPU against the host executor, running the same kernel source on the
 // same inputs: the dequant scratch of both prefill routes and gemv_scalar's
 // output must match bit for bit everywhere (same arithmetic, same order);
-// gemv_mma's output in exact mode (the tensor core's internal summation order
+// gemv_mma's and prefill_fused's output in exact mode (the tensor core's internal summation order
 // is not specified, so elsewhere only the bound of matmul_case.cc holds).
 // Fifty shapes per route. Needs a CUDA device; says so when there is none.
 #include <gtest/gtest.h>
@@ -63,8 +63,8 @@ void expect_same_scratch(const CaseRun& host, const CaseRun& gpu, const CaseSpec
 TEST_F(GpuAgainstHost, PrefillVec8ScratchIsBitwiseEqual) {
   std::mt19937 rng(101);
   for (int i = 0; i < kShapesPerRoute; ++i) {
-    const CaseSpec s =
-        shape(rng, 9, 40, 8, 512, 2 * std::uniform_int_distribution<int64_t>(1, 32)(rng));
+    CaseSpec s = shape(rng, 9, 40, 8, 512, 2 * std::uniform_int_distribution<int64_t>(1, 32)(rng));
+    s.options.force_route = Route::prefill_vec8;  // block_size 16 and K % 128 == 0 shapes too
     const auto [host, gpu] = both(s);
     expect_same_scratch(host, gpu, s, Route::prefill_vec8);
   }
@@ -98,6 +98,20 @@ TEST_F(GpuAgainstHost, GemvMmaOutputIsBitwiseEqualInExactMode) {
     s.exact = true;
     const auto [host, gpu] = both(s);
     ASSERT_EQ(gpu.decision.route, Route::gemv_mma) << s.name();
+    EXPECT_EQ(host.y_sha256, gpu.y_sha256) << s.name();
+  }
+}
+
+// M across every block shape of prefill_fused (1, 2, 4, 8 tiles of A, and
+// more than one block over M), forced so the crossover does not decide.
+TEST_F(GpuAgainstHost, PrefillFusedOutputIsBitwiseEqualInExactMode) {
+  std::mt19937 rng(505);
+  for (int i = 0; i < kShapesPerRoute; ++i) {
+    CaseSpec s = shape(rng, 9, 300, 128, 1024, 16);
+    s.exact = true;
+    s.options.force_route = Route::prefill_fused;
+    const auto [host, gpu] = both(s);
+    ASSERT_EQ(gpu.decision.route, Route::prefill_fused) << s.name();
     EXPECT_EQ(host.y_sha256, gpu.y_sha256) << s.name();
   }
 }

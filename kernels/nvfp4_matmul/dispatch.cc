@@ -34,12 +34,18 @@ std::string_view reason_taken(const RouteRow& row, const Problem& p, const Caps&
                               " refused: " + failing.text(p, caps) + " fails");
 }
 
-// "M > 0 (M = 1), N > 0 (N = 64) hold": every need with its values.
-std::string needs_hold(const RouteRow& row, const Problem& p, const Caps& caps) {
+// "M > 0 (M = 1), N > 0 (N = 64) hold": every need with its values (and,
+// for the chain's choice, every predicate the row prefers).
+std::string needs_hold(const RouteRow& row, const Problem& p, const Caps& caps, bool with_prefers) {
   std::string out;
+  std::size_t count = row.needs.size;
   for (const RoutePredicate* need : row.needs)
     out += (out.empty() ? "" : ", ") + need->text(p, caps);
-  return out + (row.needs.size == 1 ? " holds" : " hold");
+  if (with_prefers) {
+    for (const RoutePredicate* pref : row.prefers) out += ", " + pref->text(p, caps);
+    count += row.prefers.size;
+  }
+  return out + (count == 1 ? " holds" : " hold");
 }
 
 // The clause for a row the chain tried and passed over.
@@ -54,10 +60,12 @@ std::string taken_clause(const RouteRow& row, const Problem& p, const Caps& caps
   std::string out = std::string(row.name) + " taken for " + std::string(reason_taken(row, p, caps));
   if (!row.taken_for)
     out += " (" + row.passed_over.first_failure(p, caps)->text(p, caps) + " fails)";
-  return out + ": " + needs_hold(row, p, caps);
+  return out + ": " + needs_hold(row, p, caps, true);
 }
 
 }  // namespace
+
+int prefill_fused_m_tiles(int64_t M) { return M <= 32 ? 1 : M <= 64 ? 4 : 8; }
 
 int gemv_scalar_rows_per_warp(int64_t N) { return N % 4 == 0 ? 4 : N % 2 == 0 ? 2 : 1; }
 
@@ -85,8 +93,7 @@ RouteChoice select_route(const Problem& p, const Caps& actual_caps, const Option
     return {row.route, kForcedReason};
   }
   for (const RouteRow& row : route_table()) {
-    if (tried(row, o) && !row.needs.first_failure(p, caps))
-      return {row.route, reason_taken(row, p, caps)};
+    if (tried(row, o) && !first_unmet(row, p, caps)) return {row.route, reason_taken(row, p, caps)};
   }
   // The last row needs only a non-empty problem and the first takes the empty ones.
   throw std::logic_error(
@@ -99,7 +106,7 @@ Decision explain_route(const Problem& p, const Caps& actual_caps, const Options&
   const RouteRow& taken = route_row(choice.route);
   Decision d{choice.route, taken.variant(p), std::string(choice.reason), ""};
   if (o.force_route) {
-    d.detail = "forced to " + std::string(taken.name) + ": " + needs_hold(taken, p, caps);
+    d.detail = "forced to " + std::string(taken.name) + ": " + needs_hold(taken, p, caps, false);
     return d;
   }
   for (const RouteRow& row : route_table()) {
@@ -111,7 +118,7 @@ Decision explain_route(const Problem& p, const Caps& actual_caps, const Options&
     if (!tried(row, o)) {
       d.detail += std::string(row.name) + " not opted in";
     } else {
-      d.detail += passed_over_clause(row, *row.needs.first_failure(p, caps), p, caps);
+      d.detail += passed_over_clause(row, *first_unmet(row, p, caps), p, caps);
     }
   }
   return d;

@@ -28,9 +28,11 @@ inline constexpr int kNativeSmEnd = 130;
 // modulo 16 (weight_scale's modulo 4), so each divides that.
 inline constexpr uint32_t kDecodeOperandAlignment = 16;  // A and B: the GEMVs' 16-byte loads
 inline constexpr uint32_t kDecodeScalesAlignment =
-    4;                                              // weight_scale: the GEMVs' 4-byte scale reads
-inline constexpr uint32_t kVec8CodesAlignment = 4;  // B: prefill_vec8's 32-bit code loads
-inline constexpr uint32_t kVec8ScratchAlignment = 16;  // scratch: prefill_vec8's 16-byte stores
+    4;  // weight_scale: the GEMVs' 4-byte scale reads
+inline constexpr uint32_t kFusedOperandAlignment = 16;  // A and B: prefill_fused's cp.async 16
+inline constexpr uint32_t kFusedScalesAlignment = 4;    // weight_scale: its 4-byte cp.async
+inline constexpr uint32_t kVec8CodesAlignment = 4;      // B: prefill_vec8's 32-bit code loads
+inline constexpr uint32_t kVec8ScratchAlignment = 16;   // scratch: prefill_vec8's 16-byte stores
 static_assert(16 % kDecodeOperandAlignment == 0 && 4 % kDecodeScalesAlignment == 0 &&
                   16 % kVec8CodesAlignment == 0 && 16 % kVec8ScratchAlignment == 0,
               "each alignment divides the modulus Problem keeps");
@@ -53,6 +55,17 @@ const std::vector<std::string>& route_reasons(Route route);
 // Empty when `route` could run `problem` on `caps`; else the first hard
 // precondition it fails, with the values ("K % 128 == 0 (K = 96) fails").
 std::string route_precondition_failure(Route route, const Problem& problem, const Caps& caps);
+
+// prefill_fused is taken up to this M, where it is faster than dequant +
+// GEMM (prefill_vec8) on the H200; above it the GEMM's larger tiles win.
+// Measured: route_table.cc, kFusedMAtMostCrossover.
+inline constexpr int64_t kFusedMaxM = 32;
+
+// Tiles of 16 rows of A one prefill_fused block holds: 1 up to M = 32 (two
+// blocks over M at M = 17..32: faster on the H200 than one of 2 tiles, by
+// 6 to 16 % at M = 32, bench --group msweep 08:52 UTC), 4 up to 64, then 8
+// (forced only: above the crossover); grid.y takes the rows past a block.
+int prefill_fused_m_tiles(int64_t M);
 
 // Rows of W (output columns) one gemv_scalar warp computes: 4, 2 or 1, the
 // largest that divides N.

@@ -57,22 +57,33 @@ TEST(SelectRoute, FollowsTheDesignTable) {
       {problem(1, 64, 256, 16), sm(75), false, Route::gemv_scalar, "decode_sm_below_80"},
       {problem(4, 64, 256, 16), sm(120, true), true, Route::gemv_mma, "decode_mma"},
       {problem(9, 64, 256, 16), sm(120, true), true, Route::native_sm120, "native_opted_in"},
-      {problem(9, 64, 256, 16), sm(90), false, Route::prefill_vec8, "m_above_8"},
-      {problem(9, 64, 256, 16), sm(90), true, Route::prefill_vec8, "m_above_8"},
-      {problem(4, 64, 256, 32), sm(90), false, Route::prefill_vec8, "decode_block_size_not_16"},
+      {problem(9, 64, 256, 16), sm(90), false, Route::prefill_fused, "fused_mma"},
+      {problem(9, 64, 256, 16), sm(90), true, Route::prefill_fused, "fused_mma"},
+      // The crossover (kFusedMaxM) and one either side.
+      {problem(kFusedMaxM - 1, 64, 256, 16), sm(90), false, Route::prefill_fused, "fused_mma"},
+      {problem(kFusedMaxM, 64, 256, 16), sm(90), false, Route::prefill_fused, "fused_mma"},
+      {problem(kFusedMaxM + 1, 64, 256, 16), sm(90), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
+      {problem(9, 64, 256, 16), sm(75), false, Route::prefill_vec8, "fused_sm_below_80"},
+      {problem(4, 64, 256, 32), sm(90), false, Route::prefill_vec8, "fused_block_size_not_16"},
+      {problem(9, 64, 256, 32), sm(90), false, Route::prefill_vec8, "fused_block_size_not_16"},
       {misaligned(problem(4, 64, 256, 16), 2, 0, 0), sm(90), false, Route::prefill_vec8,
-       "decode_unaligned"},
-      {scales_misaligned(problem(4, 64, 256, 16)), sm(90), false, Route::prefill_vec8,
-       "decode_unaligned"},
-      {problem(4, 64, 40, 16), sm(90), false, Route::prefill_vec8, "decode_k_not_multiple_of_32"},
+       "fused_unaligned"},
+      {scales_misaligned(problem(9, 64, 256, 16)), sm(90), false, Route::prefill_vec8,
+       "fused_unaligned"},
+      {problem(4, 64, 40, 16), sm(90), false, Route::prefill_vec8, "fused_k_not_multiple_of_128"},
+      {problem(9, 64, 264, 16), sm(90), false, Route::prefill_vec8, "fused_k_not_multiple_of_128"},
       {problem(9, 64, 256, 15), sm(90), false, Route::prefill_scalar, "odd_block_size"},
       {problem(9, 64, 260, 16), sm(90), false, Route::prefill_scalar, "k_not_multiple_of_8"},
       {misaligned(problem(9, 64, 256, 16), 0, 2, 0), sm(90), false, Route::prefill_scalar,
        "unaligned"},
-      {misaligned(problem(9, 64, 256, 16), 0, 0, 8), sm(90), false, Route::prefill_scalar,
+      {misaligned(problem(9, 64, 264, 16), 0, 0, 8), sm(90), false, Route::prefill_scalar,
        "unaligned"},
+      // The fused route does not use the scratch: its alignment does not matter there.
+      {misaligned(problem(9, 64, 256, 16), 0, 0, 8), sm(90), false, Route::prefill_fused,
+       "fused_mma"},
       {misaligned(problem(9, 64, 256, 16), 0, 4, 0), sm(90), false, Route::prefill_vec8,
-       "m_above_8"},
+       "fused_unaligned"},
   };
   for (const Row& r : rows) {
     Options o;
@@ -96,7 +107,7 @@ TEST(SelectRoute, NativeOnAnSm90DeviceIsPassedOverAndSaysWhy) {
   Options o;
   o.native_opt_in = true;
   const Decision d = explain_route(problem(16, 64, 256, 16), sm(90), o);
-  EXPECT_EQ(d.route, Route::prefill_vec8);
+  EXPECT_EQ(d.route, Route::prefill_fused);
   EXPECT_NE(d.detail.find("native_sm120 opted in but passed over: sm 12.x (sm = 90) fails"),
             std::string::npos)
       << d.detail;
@@ -110,13 +121,13 @@ TEST(SelectRoute, NativeKeepsItsOwnShapePredicates) {
   Options o;
   o.native_opt_in = true;
   EXPECT_EQ(select_route(problem(16, 48, 256, 16), sm(120, true), o).route,
-            Route::prefill_vec8);  // N % 32
+            Route::prefill_fused);  // N % 32
   EXPECT_EQ(select_route(problem(16, 64, 240, 16), sm(120, true), o).route,
             Route::prefill_vec8);  // K % 32
   EXPECT_EQ(select_route(problem(16, 64, 256, 32), sm(120, true), o).route,
             Route::prefill_vec8);  // bs
   EXPECT_EQ(select_route(problem(16, 64, 256, 16), sm(100, true), o).route,
-            Route::prefill_vec8);  // sm 10.x
+            Route::prefill_fused);  // sm 10.x
 }
 
 TEST(SelectRoute, SimulatedCapsReplaceTheDevice) {
@@ -160,6 +171,33 @@ TEST(SelectRoute, ForcingARouteOnAShapeItCannotTakeIsRefusedNamingThePredicate) 
   expect_refused(Route::prefill_vec8, misaligned(problem(16, 64, 64, 16), 0, 1, 0), sm(90),
                  "aligned");
   expect_refused(Route::native_sm120, problem(16, 64, 64, 16), sm(90), "sm 12.x (sm = 90) fails");
+  expect_refused(Route::prefill_fused, problem(16, 64, 96, 16), sm(90),
+                 "K % 128 == 0 (K = 96) fails");
+  expect_refused(Route::prefill_fused, problem(16, 64, 128, 32), sm(90),
+                 "block_size == 16 (block_size = 32) fails");
+  expect_refused(Route::prefill_fused, problem(16, 64, 128, 16), sm(75),
+                 "sm >= 80 (sm = 75) fails");
+  expect_refused(Route::prefill_fused, misaligned(problem(16, 64, 128, 16), 0, 8, 0), sm(90),
+                 "aligned");
+}
+
+// The crossover decides the chain's choice only: forced, prefill_fused runs
+// at any M (the cross-route check and the bench force it past it).
+TEST(SelectRoute, ForcingPrefillFusedPassesItsCrossover) {
+  Options o;
+  o.force_route = Route::prefill_fused;
+  const Decision d = explain_route(problem(kFusedMaxM + 100, 64, 256, 16), sm(90), o);
+  EXPECT_EQ(d.route, Route::prefill_fused);
+  EXPECT_EQ(d.reason, "forced");
+  EXPECT_EQ(d.detail.find("M <= "), std::string::npos) << d.detail;
+  EXPECT_EQ(route_precondition_failure(Route::prefill_fused, problem(kFusedMaxM + 100, 64, 256, 16),
+                                       sm(90)),
+            "");
+  const Decision natural = explain_route(problem(kFusedMaxM + 1, 64, 256, 16), sm(90), {});
+  EXPECT_NE(natural.detail.find("prefill_fused passed over: M <= " + std::to_string(kFusedMaxM) +
+                                " (M = " + std::to_string(kFusedMaxM + 1) + ") fails"),
+            std::string::npos)
+      << natural.detail;
   expect_refused(Route::empty, problem(16, 64, 64, 16), sm(90), "M, N or K == 0");
   expect_refused(Route::prefill_scalar, problem(0, 64, 64, 16), sm(90), "M > 0 (M = 0) fails");
 }

@@ -7,6 +7,7 @@
 #include "kernels/nvfp4_matmul/gemv_mma.cuh"
 #include "kernels/nvfp4_matmul/gemv_scalar.cuh"
 #include "kernels/nvfp4_matmul/native_sm120.cuh"
+#include "kernels/nvfp4_matmul/prefill_fused.cuh"
 #include "kernels/nvfp4_matmul/prefill_scalar.cuh"
 #include "kernels/nvfp4_matmul/prefill_vec8.cuh"
 
@@ -37,6 +38,9 @@ NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4, 2>);
 NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4, 4>);
 NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4, 8>);
 NVFP4_INSTANTIATE(nvfp4::GemvMma);
+NVFP4_INSTANTIATE(nvfp4::PrefillFused<1>);
+NVFP4_INSTANTIATE(nvfp4::PrefillFused<4>);
+NVFP4_INSTANTIATE(nvfp4::PrefillFused<8>);
 NVFP4_INSTANTIATE(nvfp4::ActAmaxPartial);
 NVFP4_INSTANTIATE(nvfp4::ActGlobalScale);
 NVFP4_INSTANTIATE(nvfp4::ActQuantize);

@@ -495,14 +495,14 @@ TEST(NativeDecisions, EverySm12xWithFp4TakesTheRouteWhenOptedIn) {
 }
 
 TEST(NativeDecisions, NotOptedInTheRouteIsNeverTaken) {
-  EXPECT_EQ(select_route(problem(16, 64, 256), caps(120, true), {}).route, Route::prefill_vec8);
+  EXPECT_EQ(select_route(problem(16, 64, 256), caps(120, true), {}).route, Route::prefill_fused);
 }
 
 TEST(NativeDecisions, Sm12xWithoutFp4IsPassedOverNamingThePredicate) {
   Options o;
   o.native_opt_in = true;
   const Decision d = explain_route(problem(16, 64, 256), caps(120, false), o);
-  EXPECT_EQ(d.route, Route::prefill_vec8);
+  EXPECT_EQ(d.route, Route::prefill_fused);
   EXPECT_NE(d.detail.find("passed over: block-scaled FP4 matmul available fails"),
             std::string::npos)
       << d.detail;
@@ -522,7 +522,7 @@ TEST(NativeDecisions, Sm100WithFp4IsNotTheSm120Route) {
   Options o;
   o.native_opt_in = true;
   const Decision d = explain_route(problem(16, 64, 256), caps(100, true), o);
-  EXPECT_EQ(d.route, Route::prefill_vec8);
+  EXPECT_EQ(d.route, Route::prefill_fused);
   EXPECT_NE(d.detail.find("sm 12.x (sm = 100) fails"), std::string::npos) << d.detail;
   EXPECT_EQ(native_sm120_missing_capability(caps(100, true)),
             "an sm_12x GPU (this device is sm_100)");

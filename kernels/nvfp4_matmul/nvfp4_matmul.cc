@@ -12,6 +12,7 @@
 #include "kernels/nvfp4_matmul/gemv_mma.cuh"
 #include "kernels/nvfp4_matmul/gemv_scalar.cuh"
 #include "kernels/nvfp4_matmul/native_sm120.h"
+#include "kernels/nvfp4_matmul/prefill_fused.cuh"
 #include "kernels/nvfp4_matmul/prefill_scalar.cuh"
 #include "kernels/nvfp4_matmul/prefill_vec8.cuh"
 #include "kernels/nvfp4_matmul/route_runs.h"
@@ -158,6 +159,27 @@ void run_gemv_mma(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) 
   nvh::launch<GemvMma>(backend, GemvMma::shape(params), params);
 }
 
+// prefill_fused with as many tiles of A per block as M needs (prefill_fused.cuh).
+template <int kMTiles>
+void run_prefill_fused_tiles(nvh::Backend& backend, const GemvOperands& params) {
+  nvh::launch<PrefillFused<kMTiles>>(backend, PrefillFused<kMTiles>::shape(params), params);
+}
+
+void run_prefill_fused(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) {
+  const GemvOperands params = gemv_operands(a, p);
+  switch (prefill_fused_m_tiles(p.M)) {
+    case 1:
+      run_prefill_fused_tiles<1>(backend, params);
+      break;
+    case 4:
+      run_prefill_fused_tiles<4>(backend, params);
+      break;
+    default:
+      run_prefill_fused_tiles<8>(backend, params);
+      break;
+  }
+}
+
 void dequant(nvh::Backend& backend, Route route, const MatmulArgs& a, const Problem& p,
              void* scratch) {
   const int64_t scale_cols = ceil_div(p.K, p.block_size);
@@ -210,6 +232,10 @@ void run_native_sm120_route(nvh::Backend& backend, const MatmulArgs& args, const
   run_native_sm120(backend, args, p);
 }
 // LCOV_EXCL_STOP
+void run_prefill_fused_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p,
+                             void*) {
+  run_prefill_fused(backend, args, p);
+}
 void run_prefill_vec8_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p,
                             void* scratch) {
   run_prefill(backend, Route::prefill_vec8, args, p, scratch);

@@ -34,6 +34,7 @@ enum class Route : uint8_t {
   gemv_mma,
   gemv_scalar,
   native_sm120,
+  prefill_fused,
   prefill_vec8,
   prefill_scalar,
   count_

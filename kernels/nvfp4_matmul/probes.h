@@ -17,10 +17,11 @@ namespace nvfp4 {
 inline constexpr uint32_t kProbeBank = 0;
 
 inline constexpr const char* kProbeFiles[] = {
-    "kernels/nvfp4_matmul/bias_round.cuh",   "kernels/nvfp4_matmul/empty.cuh",
-    "kernels/nvfp4_matmul/gemv_mma.cuh",     "kernels/nvfp4_matmul/gemv_scalar.cuh",
-    "kernels/nvfp4_matmul/native_sm120.cuh", "kernels/nvfp4_matmul/prefill_scalar.cuh",
-    "kernels/nvfp4_matmul/prefill_vec8.cuh", "kernels/nvfp4_matmul/gemv_output.cuh",
+    "kernels/nvfp4_matmul/bias_round.cuh",    "kernels/nvfp4_matmul/empty.cuh",
+    "kernels/nvfp4_matmul/gemv_mma.cuh",      "kernels/nvfp4_matmul/gemv_scalar.cuh",
+    "kernels/nvfp4_matmul/native_sm120.cuh",  "kernels/nvfp4_matmul/prefill_scalar.cuh",
+    "kernels/nvfp4_matmul/prefill_vec8.cuh",  "kernels/nvfp4_matmul/gemv_output.cuh",
+    "kernels/nvfp4_matmul/prefill_fused.cuh",
 };
 inline constexpr std::size_t kProbeFileCount = sizeof(kProbeFiles) / sizeof(kProbeFiles[0]);
 

@@ -15,6 +15,8 @@ void run_gemv_scalar_route(nvh::Backend& backend, const MatmulArgs& args, const 
                            void* scratch);
 void run_native_sm120_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem,
                             void* scratch);
+void run_prefill_fused_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem,
+                             void* scratch);
 void run_prefill_vec8_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem,
                             void* scratch);
 void run_prefill_scalar_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem,

@@ -21,6 +21,8 @@ bool is_sm12x(const Caps& caps) { return caps.sm >= kNativeSmFirst && caps.sm < 
 // be built from them in C++17); the reason codes name some of them too.
 static_assert(kMinMmaSm == 80, "kSmAtLeast80's statement and decode_sm_below_80 say 80");
 static_assert(kNativeSmFirst == 120 && kNativeSmEnd == 130, "kSm12x's statement says 12.x");
+static_assert(kFusedOperandAlignment == 16 && kFusedScalesAlignment == 4,
+              "kFusedAligned's statement says these byte counts");
 static_assert(kDecodeOperandAlignment == 16 && kDecodeScalesAlignment == 4 &&
                   kVec8CodesAlignment == 4 && kVec8ScratchAlignment == 16,
               "the alignment statements say these byte counts");
@@ -96,6 +98,45 @@ constexpr RoutePredicate kNativeN32{
     "N % 32 == 0", [](const Problem& p, const Caps&) { return value("N", p.N); },
     [](const Problem& p, const Caps&) { return p.N % 32 == 0; }, nullptr};
 
+// prefill_fused: the tensor-core prefill's own needs (its reason codes are
+// the ones prefill_vec8 is taken for when they fail, so they are its own
+// objects, not the GEMVs', though two state the same condition).
+constexpr RoutePredicate kFusedBlock16{
+    "block_size == 16",
+    [](const Problem& p, const Caps&) { return value("block_size", p.block_size); },
+    [](const Problem& p, const Caps&) { return p.block_size == 16; }, "fused_block_size_not_16"};
+constexpr RoutePredicate kFusedAligned{
+    "A and B 16-byte, weight_scale 4-byte aligned",
+    [](const Problem& p, const Caps&) {
+      return "A % 16 = " + std::to_string(p.a_address_mod16) +
+             ", B % 16 = " + std::to_string(p.b_address_mod16) +
+             ", weight_scale % 4 = " + std::to_string(p.scales_address_mod4);
+    },
+    [](const Problem& p, const Caps&) {
+      return p.a_address_mod16 % kFusedOperandAlignment == 0 &&
+             p.b_address_mod16 % kFusedOperandAlignment == 0 &&
+             p.scales_address_mod4 % kFusedScalesAlignment == 0;
+    },
+    "fused_unaligned"};
+constexpr RoutePredicate kFusedK128{
+    "K % 128 == 0", [](const Problem& p, const Caps&) { return value("K", p.K); },
+    [](const Problem& p, const Caps&) { return p.K % 128 == 0; }, "fused_k_not_multiple_of_128"};
+// The crossover with prefill_vec8 (dequant + cuBLAS GEMM), measured on the
+// H200 at 08:37 UTC 2026-12-01 by `nvfp4-harness bench --group msweep`
+// (bf16, bias on and off, kernels back to back; PERF.md "prefill_fused"):
+// prefill_fused is faster at M = 9, 16 and 32 on all three shapes
+// (4096x4096: 17.5 against 25.5 us at M = 32; 14336x4096: 61.8 against
+// 76.7; 4096x14336: 52.6 against 78.8), slower at M = 64 on two of them
+// (4096x4096: 37.3 against 24.8; 4096x14336: 118.7 against 80.8) and at
+// every M >= 128. A prefers, not a need: forcing takes it at any M.
+constexpr RoutePredicate kFusedMAtMostCrossover{
+    "M <= 32", [](const Problem& p, const Caps&) { return value("M", p.M); },
+    [](const Problem& p, const Caps&) { return p.M <= kFusedMaxM; }, "fused_m_above_crossover"};
+static_assert(kFusedMaxM == 32, "kFusedMAtMostCrossover's statement says 32");
+constexpr RoutePredicate kFusedSm80{
+    "sm >= 80", [](const Problem&, const Caps& c) { return value("sm", c.sm); },
+    [](const Problem&, const Caps& c) { return c.sm >= kMinMmaSm; }, "fused_sm_below_80"};
+
 // prefill_vec8: byte pairs never straddle a scale, 8-value chunks, aligned vectors.
 constexpr RoutePredicate kEvenBlock{
     "block_size even",
@@ -130,6 +171,14 @@ constexpr const RoutePredicate* kGemvScalarNeeds[] = {&kMPositive, &kNPositive, 
 constexpr const RoutePredicate* kNativeNeeds[] = {&kMPositive, &kNPositive, &kKPositive,
                                                   &kSm12x,     &kNativeFp4, &kNativeBlock16,
                                                   &kNativeK32, &kNativeN32};
+constexpr const RoutePredicate* kFusedNeeds[] = {&kMPositive,    &kNPositive,    &kKPositive,
+                                                 &kFusedBlock16, &kFusedAligned, &kFusedK128,
+                                                 &kFusedSm80};
+constexpr const RoutePredicate* kFusedPrefers[] = {&kFusedMAtMostCrossover};
+// What prefill_vec8 stands in for: prefill_fused's needs, then its crossover.
+constexpr const RoutePredicate* kFusedChain[] = {
+    &kMPositive,    &kNPositive, &kKPositive, &kFusedBlock16,
+    &kFusedAligned, &kFusedK128, &kFusedSm80, &kFusedMAtMostCrossover};
 constexpr const RoutePredicate* kVec8Needs[] = {&kMPositive, &kNPositive, &kKPositive,
                                                 &kEvenBlock, &kK8,        &kVec8Aligned};
 
@@ -141,6 +190,18 @@ const char* gemv_scalar_variant(const Problem& p) {
       return "rows2";
     default:
       return "rows1";
+  }
+}
+
+// The tiles of 16 rows of A one prefill_fused block holds.
+const char* prefill_fused_variant(const Problem& p) {
+  switch (prefill_fused_m_tiles(p.M)) {
+    case 1:
+      return "m16";
+    case 4:
+      return "m64";
+    default:
+      return "m128";
   }
 }
 
@@ -174,7 +235,19 @@ constexpr RouteRow kRows[] = {
      false,
      native_sm120_missing_capability,
      false},
-    {Route::prefill_vec8, "prefill_vec8", kVec8Needs, false, nullptr, kGemvScalarNeeds,
+    {Route::prefill_fused,
+     "prefill_fused",
+     kFusedNeeds,
+     false,
+     "fused_mma",
+     {},
+     prefill_fused_variant,
+     run_prefill_fused_route,
+     false,
+     nullptr,
+     true,
+     kFusedPrefers},
+    {Route::prefill_vec8, "prefill_vec8", kVec8Needs, false, nullptr, kFusedChain,
      [](const Problem&) { return "vec8"; }, run_prefill_vec8_route, true, nullptr, true},
     {Route::prefill_scalar, "prefill_scalar", kNonEmpty, false, nullptr, kVec8Needs,
      [](const Problem&) { return "scalar"; }, run_prefill_scalar_route, true, nullptr, true},
@@ -230,12 +303,18 @@ std::string native_sm120_missing_capability(const Caps& caps) {
   return "";
 }
 
+const RoutePredicate* first_unmet(const RouteRow& row, const Problem& p, const Caps& caps) {
+  const RoutePredicate* failing = row.needs.first_failure(p, caps);
+  return failing ? failing : row.prefers.first_failure(p, caps);
+}
+
 std::vector<std::string> reasons_of(const RouteRow& row) {
   if (row.taken_for) return {row.taken_for};
   std::vector<std::string> out;
   for (const RoutePredicate* candidate : row.passed_over) {
     bool own = false;
     for (const RoutePredicate* need : row.needs) own = own || need == candidate;
+    for (const RoutePredicate* pref : row.prefers) own = own || pref == candidate;
     if (!own && candidate->miss) out.emplace_back(candidate->miss);
   }
   return out;
@@ -249,6 +328,9 @@ std::string route_table_text() {
     std::vector<std::string> needs;
     for (const RoutePredicate* p : row.needs) needs.emplace_back(p->statement);
     out += "\n  needs: " + join(needs, "; ") + "\n";
+    std::vector<std::string> prefers;
+    for (const RoutePredicate* p : row.prefers) prefers.emplace_back(p->statement);
+    if (!prefers.empty()) out += "  taken (not forced) only where: " + join(prefers, "; ") + "\n";
     std::vector<std::string> notes;
     if (row.opt_in) notes.emplace_back("opt-in");
     if (row.needs_scratch) notes.emplace_back("dequantizes into a scratch, then a GEMM");

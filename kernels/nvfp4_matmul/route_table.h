@@ -8,10 +8,10 @@
 //
 // How the chain reads a row (select_route): rows are tried in order; an
 // opt_in row only when Options::native_opt_in; the first row whose `needs`
-// all hold is taken. Its reason code is `taken_for` when the row names one,
+// and `prefers` all hold is taken. Its reason code is `taken_for` when the row names one,
 // else the code (`miss`) of the first predicate of `passed_over` that fails:
 // the predicate that sent the problem past the route this one stands in for.
-// Forcing a route (Options::force_route) checks the same `needs`.
+// Forcing a route (Options::force_route) checks the same `needs`, not `prefers`.
 //
 // Adding a route: CONTRIBUTING.md, "Adding a route".
 #pragma once
@@ -87,6 +87,12 @@ struct RouteRow {
   // other route takes an empty problem) and native_sm120 (it quantizes A: a
   // different contract). Options::force_route takes any route whose needs hold.
   bool cross_checked;
+  // What decides only whether the chain takes the route, not whether it can
+  // run: a crossover measured against the route after it (prefill_fused's
+  // M bound). The chain takes the row where its needs and these hold, and a
+  // row standing in for it names their `miss` like a need's; a forced route
+  // (and so the cross-route check) skips them. Empty for most rows.
+  PredicateList prefers = {};
 };
 
 // The rows in dispatch order; row i is for Route i (static_asserted).
@@ -101,9 +107,13 @@ inline RouteTable route_table() { return {}; }
 // The row of one route; throws std::invalid_argument for a value no row has.
 const RouteRow& route_row(Route route);
 
+// The first of the row's needs, then of its prefers, that fails; null when
+// the chain would take it (allocates nothing).
+const RoutePredicate* first_unmet(const RouteRow& row, const Problem& p, const Caps& caps);
+
 // The reason codes the chain can take `row` for, in chain order: taken_for,
-// or every code of passed_over that is not also one of its own needs (those
-// hold whenever it is taken).
+// or every code of passed_over that is not also one of its own needs or
+// prefers (those hold whenever it is taken).
 std::vector<std::string> reasons_of(const RouteRow& row);
 
 // The table in words, for `nvfp4-harness routes`: per route its reasons,

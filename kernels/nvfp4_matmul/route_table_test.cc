@@ -46,9 +46,10 @@ TEST(RouteTable, ReasonCodesAreTheDeclaredOnes) {
       {Route::gemv_mma, {"decode_mma"}},
       {Route::gemv_scalar, {"decode_k_not_multiple_of_128", "decode_sm_below_80"}},
       {Route::native_sm120, {"native_opted_in"}},
+      {Route::prefill_fused, {"fused_mma"}},
       {Route::prefill_vec8,
-       {"m_above_8", "decode_block_size_not_16", "decode_unaligned",
-        "decode_k_not_multiple_of_32"}},
+       {"fused_block_size_not_16", "fused_unaligned", "fused_k_not_multiple_of_128",
+        "fused_sm_below_80", "fused_m_above_crossover"}},
       {Route::prefill_scalar, {"odd_block_size", "k_not_multiple_of_8", "unaligned"}},
   };
   for (const RouteRow& row : route_table()) {
@@ -79,6 +80,11 @@ TEST(RouteTable, ListingNamesEveryRouteItsReasonsAndNeeds) {
                 "  opt-in; hardware-gated where the device lacks it\n"),
       std::string::npos)
       << text;
+  EXPECT_NE(text.find("prefill_fused: fused_mma\n  needs: M > 0; N > 0; K > 0; block_size == 16; "
+                      "A and B 16-byte, weight_scale 4-byte aligned; K % 128 == 0; sm >= 80\n"
+                      "  taken (not forced) only where: M <= 32\n"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("prefill_scalar: odd_block_size k_not_multiple_of_8 unaligned\n  needs: M > "
                       "0; N > 0; K > 0\n"
                       "  dequantizes into a scratch, then a GEMM; forced onto every exact case it "
@@ -101,6 +107,7 @@ TEST(RouteTable, FlagsAreDesignMdsTable) {
       {Route::gemv_mma, {false, false, false, true, "m16n8k16"}},
       {Route::gemv_scalar, {false, false, false, true, "rows4"}},
       {Route::native_sm120, {true, false, true, false, "cublaslt_block_scaled_fp4"}},
+      {Route::prefill_fused, {false, false, false, true, "m16"}},
       {Route::prefill_vec8, {false, true, false, true, "vec8"}},
       {Route::prefill_scalar, {false, true, false, true, "scalar"}},
   };
@@ -238,11 +245,18 @@ std::vector<std::string> split_clauses(const std::string& detail) {
   return out;
 }
 
-std::string needs_text(const RouteRow& row, const Problem& p, const Caps& caps) {
+// The needs (and, for the chain's choice, the prefers) with their values.
+std::string needs_text(const RouteRow& row, const Problem& p, const Caps& caps,
+                       bool with_prefers = false) {
   std::string out;
+  std::size_t count = row.needs.size;
   for (const RoutePredicate* need : row.needs)
     out += (out.empty() ? "" : ", ") + expected_text(*need, p, caps);
-  return out + (row.needs.size == 1 ? " holds" : " hold");
+  if (with_prefers) {
+    for (const RoutePredicate* pref : row.prefers) out += ", " + expected_text(*pref, p, caps);
+    count += row.prefers.size;
+  }
+  return out + (count == 1 ? " holds" : " hold");
 }
 
 Caps device(int sm, bool native_fp4) {
@@ -256,7 +270,7 @@ Caps device(int sm, bool native_fp4) {
 // Problems around every predicate's edge, on devices around every capability edge.
 std::vector<Problem> problems() {
   std::vector<Problem> out;
-  for (int64_t M : {0, 1, 8, 9})
+  for (int64_t M : {int64_t{0}, int64_t{1}, int64_t{8}, int64_t{9}, kFusedMaxM, kFusedMaxM + 1})
     for (int64_t N : {0, 48, 64})
       for (int64_t K : {0, 40, 48, 64, 96, 128, 256, 260})
         for (int64_t bs : {15, 16, 32})
@@ -292,7 +306,9 @@ TEST(RouteTable, EveryPredicateComputesWhatItsTextSays) {
   for (const Problem& p : problems()) {
     for (const Caps& caps : devices()) {
       for (const RouteRow& row : route_table()) {
-        for (const RoutePredicate* pred : row.needs) {
+        std::vector<const RoutePredicate*> all(row.needs.begin(), row.needs.end());
+        all.insert(all.end(), row.prefers.begin(), row.prefers.end());
+        for (const RoutePredicate* pred : all) {
           const Meaning& m = meaning_of(pred->statement);
           ASSERT_EQ(pred->holds(p, caps), m.holds(p, caps))
               << row.name << ": \"" << pred->statement << "\" at " << expected_text(*pred, p, caps);
@@ -330,6 +346,7 @@ TEST(RouteTable, EveryRowsPredicatesAndReasonCodesAgreeWithTheExplanation) {
             continue;
           }
           const RoutePredicate* failing = first_failing_by_meaning(row.needs, p, caps);
+          if (!failing) failing = first_failing_by_meaning(row.prefers, p, caps);
           if (failing) {
             ASSERT_NE(row.route, c.route) << d.detail;
             ASSERT_EQ(clause, std::string(row.name) +
@@ -337,7 +354,7 @@ TEST(RouteTable, EveryRowsPredicatesAndReasonCodesAgreeWithTheExplanation) {
                                   expected_text(*failing, p, caps) + " fails");
             continue;
           }
-          // The first row whose needs all hold is the one taken.
+          // The first row whose needs and prefers all hold is the one taken.
           ASSERT_EQ(row.route, c.route) << d.detail;
           std::string why = std::string(row.name) + " taken for " + std::string(c.reason);
           if (row.taken_for) {
@@ -349,7 +366,7 @@ TEST(RouteTable, EveryRowsPredicatesAndReasonCodesAgreeWithTheExplanation) {
             ASSERT_EQ(c.reason, decided->miss) << d.detail;
             why += " (" + expected_text(*decided, p, caps) + " fails)";
           }
-          ASSERT_EQ(clause, why + ": " + needs_text(row, p, caps));
+          ASSERT_EQ(clause, why + ": " + needs_text(row, p, caps, true));
           break;
         }
         ASSERT_EQ(i, clauses.size()) << d.detail;

@@ -15,6 +15,7 @@
 #include "kernels/nvfp4_matmul/gemv_scalar.cuh"
 #include "kernels/nvfp4_matmul/native_sm120.cuh"
 #include "kernels/nvfp4_matmul/nvfp4_matmul.h"
+#include "kernels/nvfp4_matmul/prefill_fused.cuh"
 #include "kernels/nvfp4_matmul/prefill_scalar.cuh"
 #include "kernels/nvfp4_matmul/prefill_vec8.cuh"
 #include "kernels/nvfp4_matmul/scale_layout.h"
@@ -172,7 +173,8 @@ Family prefill_vec8() {
         return make_case("", d[0], d[1], d[2], d[3], DType::fp16, false, false, 1);
       },
       dims({in(9, 40), in(1, 64), times(8, 1, 48), times(2, 1, 32)}));
-  f.targets = {{{Route::prefill_vec8}, 1.0}};
+  // block_size 16 with K % 128 == 0 (about 1 case in 128) is prefill_fused's.
+  f.targets = {{{Route::prefill_vec8, Route::prefill_fused}, 1.0}, {{Route::prefill_vec8}, 0.9}};
   return f;
 }
 
@@ -242,11 +244,13 @@ Family partial_scale_block() {
 }
 
 Family m_boundary() {
-  Family f{"m_boundary",
-           "M at 8 and 9: the decode/prefill boundary the seed's tests never crossed",
-           {},
-           rc::gen::just(CaseSpec{}),
-           {}};  // random is set below
+  Family f{
+      "m_boundary",
+      "M at 8 and 9: the decode/prefill boundary the seed's tests never crossed (prefill_fused "
+      "above it)",
+      {},
+      rc::gen::just(CaseSpec{}),
+      {}};  // random is set below
   for (int64_t M : {8, 9}) {
     for (int64_t K : {128, 256})
       f.examples.push_back(make_case(f.name, M, 32, K, 16, DType::fp16, true, M == 8, 1));
@@ -257,7 +261,7 @@ Family m_boundary() {
         return make_case("", 8 + d[0], d[1], d[2], 16, DType::fp16, false, false, 1);
       },
       dims({uniform(0, 1), in(1, 64), times(128, 1, 3)}));
-  f.targets = {{{Route::gemv_mma}, 0.25}, {{Route::prefill_vec8}, 0.25}};
+  f.targets = {{{Route::gemv_mma}, 0.25}, {{Route::prefill_fused}, 0.25}};
   return f;
 }
 
@@ -276,7 +280,8 @@ Family n_one() {
         return make_case("", d[0], 1, d[1], 16, DType::fp16, false, false, 1);
       },
       dims({uniform(1, 16), times(32, 1, 8)}));
-  f.targets = {{{Route::gemv_mma, Route::gemv_scalar}, 0.25}, {{Route::prefill_vec8}, 0.25}};
+  f.targets = {{{Route::gemv_mma, Route::gemv_scalar}, 0.25},
+               {{Route::prefill_vec8, Route::prefill_fused}, 0.25}};
   return f;
 }
 
@@ -389,8 +394,9 @@ Family value_class() {
       rc::gen::inRange<uint64_t>(1, 1000));
   f.targets = {{{Route::gemv_mma, Route::gemv_scalar, Route::empty}, 1.0}};
   for (ValueClass c : classes) {
-    ClassTarget t{
-        c, {Route::gemv_mma, Route::gemv_scalar, Route::prefill_vec8, Route::prefill_scalar}};
+    ClassTarget t{c,
+                  {Route::gemv_mma, Route::gemv_scalar, Route::prefill_fused, Route::prefill_vec8,
+                   Route::prefill_scalar}};
     if (is_bias_class(c)) t.routes.push_back(Route::empty);
     f.class_targets.push_back(t);
   }
@@ -452,6 +458,10 @@ std::string str(int64_t v) { return std::to_string(v); }
 //                    a half last stage (K % kStageK == kStepK); A pre-paired or through the
 //                    L1 (activations_fit); wide or 4-byte scale copies (wide_scales); warps
 //                    past the last tile; rows past N in a tile; fragment columns past M.
+//   prefill_fused.cuh PrefillFused: its block shapes (1, 4, 8 tiles of A), a last K stage
+//                    shorter than the block's K warps, more stages than kStages, blocks over M
+//                    (grid.y; past 65535 tiles only in prefill_fused_test.cc, by shape()) and
+//                    over N with rows of W past N: the prefill_fused family's aims.
 //   native_sm120.cuh ActAmaxPartial <= kMaxBlocks (1024) blocks, ActGlobalScale's lanes
 //                    folding several partials, ActQuantize and ScaleRetile <= kMaxBlocks
 //                    (4096): an sm_12x GPU only (hardware-gated elsewhere).
@@ -886,7 +896,8 @@ Caps simulated(int sm, bool native_fp4) {
 }
 
 bool native_passed_over_for(const CaseVerdict& v, const char* predicate) {
-  return took_reason(v, Route::prefill_vec8, "m_above_8") &&
+  // K = 64: prefill_fused (K % 128 == 0) steps aside too.
+  return took_reason(v, Route::prefill_vec8, "fused_k_not_multiple_of_128") &&
          v.decision.detail.find(std::string("native_sm120 opted in but passed over: ") +
                                 predicate) != std::string::npos;
 }
@@ -954,6 +965,22 @@ Family capability() {
     c.options.simulated_caps = simulated(sm, false);
     aimed(f, c, {sm == kMinMmaSm ? mma : below_mma});
   }
+  // prefill_fused's mma.sync: the same threshold for M > 8.
+  const auto fused =
+      add_aim(f, "sm == kMinMmaSm, M > 8: prefill_fused for fused_mma",
+              [at_sm](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                return at_sm(s, kMinMmaSm) && took_reason(v, Route::prefill_fused, "fused_mma");
+              });
+  const auto below_fused = add_aim(
+      f, "sm == kMinMmaSm - 1, M > 8: prefill_vec8 for fused_sm_below_80",
+      [at_sm](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+        return at_sm(s, kMinMmaSm - 1) && took_reason(v, Route::prefill_vec8, "fused_sm_below_80");
+      });
+  for (int sm : {kMinMmaSm, kMinMmaSm - 1}) {
+    CaseSpec c = make_case("", 16, 24, 256, 16, DType::bf16, true, true, 3);
+    c.options.simulated_caps = simulated(sm, false);
+    aimed(f, c, {sm == kMinMmaSm ? fused : below_fused});
+  }
   const struct {
     int sm;
     bool fp4;
@@ -986,8 +1013,10 @@ Family capability() {
             one_of({kMinMmaSm - 2, kMinMmaSm - 1, kMinMmaSm, kMinMmaSm + 1, kNativeSmFirst - 1,
                     kNativeSmFirst, kNativeSmEnd - 1, kNativeSmEnd, kNativeSmEnd + 1}),
             uniform(0, 1), uniform(0, 1)}));
-  f.targets = {
-      {{Route::gemv_mma}, 0.1}, {{Route::gemv_scalar}, 0.15}, {{Route::prefill_vec8}, 0.1}};
+  f.targets = {{{Route::gemv_mma}, 0.1},
+               {{Route::gemv_scalar}, 0.15},
+               {{Route::prefill_vec8}, 0.1},
+               {{Route::prefill_fused}, 0.05}};
   return f;
 }
 
@@ -1025,22 +1054,22 @@ ClassOutcome class_outcome(const std::string& operand, uint32_t c) {
   if (operand == "A") {
     if (c % kDecodeOperandAlignment == 0)
       return {"the decode GEMV runs", route(Route::gemv_mma, "decode_mma")};
-    return {"decode steps aside (decode_unaligned)",
-            route(Route::prefill_vec8, "decode_unaligned")};
+    return {"decode and prefill_fused step aside (fused_unaligned)",
+            route(Route::prefill_vec8, "fused_unaligned")};
   }
   if (operand == "B") {
     if (c % kDecodeOperandAlignment == 0)
       return {"the decode GEMV runs", route(Route::gemv_mma, "decode_mma")};
     if (c % kVec8CodesAlignment == 0)
-      return {"decode steps aside, prefill_vec8 runs",
-              route(Route::prefill_vec8, "decode_unaligned")};
+      return {"decode and prefill_fused step aside, prefill_vec8 runs",
+              route(Route::prefill_vec8, "fused_unaligned")};
     return {"decode and prefill_vec8 step aside (unaligned)",
             route(Route::prefill_scalar, "unaligned")};
   }
   if (operand == "weight_scale") {
     if (c % kDecodeScalesAlignment != 0)
-      return {"decode steps aside (decode_unaligned)",
-              route(Route::prefill_vec8, "decode_unaligned")};
+      return {"decode and prefill_fused step aside (fused_unaligned)",
+              route(Route::prefill_vec8, "fused_unaligned")};
     const bool wide = c % 16 == 0;
     return {
         std::string("gemv_mma runs with ") + (wide ? "wide (16-byte)" : "4-byte") + " scale copies",
@@ -1051,7 +1080,7 @@ ClassOutcome class_outcome(const std::string& operand, uint32_t c) {
   }
   if (operand == "scratch") {
     if (c % kVec8ScratchAlignment == 0)
-      return {"prefill_vec8 runs", route(Route::prefill_vec8, "m_above_8")};
+      return {"prefill_vec8 runs", route(Route::prefill_vec8, "fused_k_not_multiple_of_128")};
     const bool paired = c % 4 == 0;
     return {std::string("prefill_scalar runs (unaligned), ") +
                 (paired ? "storing byte pairs as one word" : "storing halves one by one"),
@@ -1066,7 +1095,8 @@ ClassOutcome class_outcome(const std::string& operand, uint32_t c) {
 
 // The case each routing operand's classes run on: one every route's test sees.
 CaseSpec routing_case(const std::string& operand) {
-  if (operand == "scratch") return make_case("", 16, 16, 128, 16, DType::fp16, true, false, 1);
+  // K % 128 != 0: prefill_fused (which has no scratch) steps aside.
+  if (operand == "scratch") return make_case("", 16, 16, 136, 16, DType::fp16, true, false, 1);
   return make_case("", 4, 16, 256, 16, DType::fp16, true, false,
                    1);  // gemv_mma when aligned, K % 256 == 0
 }
@@ -1079,7 +1109,8 @@ struct RouteCase {
 std::vector<RouteCase> route_cases() {
   return {{Route::gemv_mma, make_case("", 4, 16, 256, 16, DType::bf16, true, true, 2)},
           {Route::gemv_scalar, make_case("", 3, 18, 96, 16, DType::fp16, true, false, 3)},
-          {Route::prefill_vec8, make_case("", 12, 16, 128, 16, DType::bf16, true, false, 4)},
+          {Route::prefill_fused, make_case("", 12, 16, 256, 16, DType::bf16, true, false, 7)},
+          {Route::prefill_vec8, make_case("", 12, 16, 136, 16, DType::bf16, true, false, 4)},
           {Route::prefill_scalar, make_case("", 12, 16, 100, 16, DType::fp16, true, false, 5)},
           {Route::empty, make_case("", 3, 16, 0, 16, DType::bf16, true, false, 6)}};
 }
@@ -1142,12 +1173,196 @@ Family alignment() {
   return f;
 }
 
+// ---- prefill_fused and the routes that stand in for it ----
+
+// Aims for what the fused kernel's own sizes decide (prefill_fused.cuh):
+// each block shape, a last stage of fewer steps than the block's K warps,
+// more stages than its pipeline holds, several blocks over M and over N,
+// rows of W past N in the last block, and M at the crossover.
+template <int kMTiles>
+void fused_block_aim(Family& f, std::size_t* out) {
+  using F = PrefillFused<kMTiles>;
+  *out =
+      add_aim(f,
+              "prefill_fused with " + str(kMTiles) + " tile(s) of A a block (" + str(F::kTileRows) +
+                  " rows, " + str(F::kKWarps) + " K warps, " + str(F::kStages) + " stages)",
+              [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                return took(v, Route::prefill_fused) && prefill_fused_m_tiles(s.M) == kMTiles;
+              });
+}
+
+// kKWarps and kStages of the block shape M takes.
+int fused_k_warps(int64_t M) {
+  switch (prefill_fused_m_tiles(M)) {
+    case 1:
+      return PrefillFused<1>::kKWarps;
+    case 4:
+      return PrefillFused<4>::kKWarps;
+    default:
+      return PrefillFused<8>::kKWarps;
+  }
+}
+int fused_stages(int64_t M) {
+  switch (prefill_fused_m_tiles(M)) {
+    case 1:
+      return PrefillFused<1>::kStages;
+    case 4:
+      return PrefillFused<4>::kStages;
+    default:
+      return PrefillFused<8>::kStages;
+  }
+}
+
+Family prefill_fused() {
+  Family f{"prefill_fused",
+           "M > 8, block_size 16, K % 128 == 0, aligned, M up to the crossover: the GEMM that "
+           "dequantizes on chip",
+           {},
+           rc::gen::just(CaseSpec{}),
+           {}};  // random is set below
+  std::size_t blocks[3];
+  fused_block_aim<1>(f, &blocks[0]);
+  fused_block_aim<4>(f, &blocks[1]);
+  fused_block_aim<8>(f, &blocks[2]);
+  const auto short_stage =
+      add_aim(f, "prefill_fused's last stage holds fewer 128-k steps than the block has K warps",
+              [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                return took(v, Route::prefill_fused) && (s.K / 128) % fused_k_warps(s.M) != 0;
+              });
+  const auto deep =
+      add_aim(f, "prefill_fused streams more stages than its pipeline holds (kStages)",
+              [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                const int64_t steps = s.K / 128, kw = fused_k_warps(s.M);
+                return took(v, Route::prefill_fused) && (steps + kw - 1) / kw > fused_stages(s.M);
+              });
+  const auto m_blocks =
+      add_aim(f, "prefill_fused with more than one block over M (M > 16 * its tiles of A a block)",
+              [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                return took(v, Route::prefill_fused) && s.M > 16 * prefill_fused_m_tiles(s.M);
+              });
+  const auto n_past =
+      add_aim(f, "prefill_fused with several blocks over N, the last holding rows of W past N",
+              [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                const int64_t cols = 16 * (8 / fused_k_warps(s.M));
+                return took(v, Route::prefill_fused) && s.N > cols && s.N % cols != 0;
+              });
+  const auto crossover =
+      add_aim(f, "M == kFusedMaxM (" + str(kFusedMaxM) + "): prefill_fused for fused_mma",
+              [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                return s.M == kFusedMaxM && took_reason(v, Route::prefill_fused, "fused_mma");
+              });
+  // Past the crossover (M > kFusedMaxM) the chain takes prefill_vec8, so the
+  // larger block shapes are forced (the crossover is a preference, not a need).
+  const auto force = [](CaseSpec c) {
+    c.options.force_route = Route::prefill_fused;
+    return c;
+  };
+  aimed(f, make_case("", 9, 32, 128, 16, DType::fp16, true, false, 1), {blocks[0], short_stage});
+  aimed(f, make_case("", 16, 33, 640, 16, DType::bf16, false, true, 2),
+        {blocks[0], short_stage, n_past});
+  aimed(f, make_case("", 12, 20, 2560, 16, DType::fp16, true, false, 2), {blocks[0], deep});
+  aimed(f, make_case("", 17, 31, 2560, 16, DType::fp16, true, true, 3),
+        {blocks[0], deep, m_blocks});
+  aimed(f, make_case("", 32, 80, 384, 16, DType::bf16, true, false, 4),
+        {blocks[0], short_stage, n_past, m_blocks});
+  aimed(f, force(make_case("", 33, 65, 256, 16, DType::fp16, false, false, 5)),
+        {blocks[1], n_past});
+  aimed(f, force(make_case("", 64, 7, 1152, 16, DType::bf16, true, true, 6)),
+        {blocks[1], short_stage, deep});
+  aimed(f, force(make_case("", 65, 130, 512, 16, DType::fp16, true, true, 7)),
+        {blocks[2], deep, n_past});
+  aimed(f, force(make_case("", 129, 16, 256, 16, DType::bf16, false, false, 8)),
+        {blocks[2], m_blocks});
+  aimed(f, make_case("", kFusedMaxM, 8, 128, 16, DType::fp16, true, true, 9),
+        {blocks[0], m_blocks, crossover});
+  f.random = cases(
+      f.name,
+      [](const std::vector<int64_t>& d) {
+        return make_case("", d[0], d[1], 128 * d[2], 16, DType::fp16, false, false, 1);
+      },
+      dims({uniform(9, kFusedMaxM), in(1, 72), uniform(1, 10)}));
+  f.targets = {{{Route::prefill_fused}, 1.0}};
+  return f;
+}
+
+Family fused_miss() {
+  Family f{"fused_miss",
+           "M > 8 where one of prefill_fused's needs fails: prefill_vec8 (or prefill_scalar) "
+           "stands in, naming it",
+           {},
+           rc::gen::just(CaseSpec{}),
+           {}};  // random is set below
+  const auto reason_aim = [&f](const char* reason) {
+    return add_aim(f, std::string("prefill_vec8 for ") + reason,
+                   [reason](const CaseSpec&, const CaseVerdict& v, const AimContext&) {
+                     return took_reason(v, Route::prefill_vec8, reason);
+                   });
+  };
+  const auto block = reason_aim("fused_block_size_not_16");
+  const auto unaligned = reason_aim("fused_unaligned");
+  const auto k128 = reason_aim("fused_k_not_multiple_of_128");
+  const auto sm = reason_aim("fused_sm_below_80");
+  const auto above = reason_aim("fused_m_above_crossover");
+  const auto scalar = add_aim(f,
+                              "B off 4 bytes: prefill_fused and prefill_vec8 step aside, "
+                              "prefill_scalar for unaligned",
+                              [](const CaseSpec&, const CaseVerdict& v, const AimContext&) {
+                                return took_reason(v, Route::prefill_scalar, "unaligned");
+                              });
+  const auto base = [](int64_t M, int64_t K, int64_t bs, uint64_t seed) {
+    return make_case("", M, 24, K, bs, seed % 2 ? DType::fp16 : DType::bf16, seed % 2 == 0,
+                     seed % 3 == 0, seed);
+  };
+  aimed(f, base(16, 256, 32, 1), {block});
+  aimed(f, base(12, 256, 8, 2), {block});
+  for (uint32_t a : {2u, 8u}) {
+    CaseSpec c = base(16, 256, 16, 3);
+    c.a_offset = a;
+    aimed(f, c, {unaligned});
+  }
+  {
+    CaseSpec c = base(16, 256, 16, 4);
+    c.b_offset = 8;  // 4-byte aligned: prefill_vec8 takes it
+    aimed(f, c, {unaligned});
+    c.b_offset = 2;
+    aimed(f, c, {scalar});
+    c.b_offset = 0;
+    c.scales_offset = 2;
+    aimed(f, c, {unaligned});
+  }
+  aimed(f, base(16, 264, 16, 5), {k128});
+  aimed(f, base(40, 136, 16, 6), {k128});
+  {
+    CaseSpec c = base(16, 256, 16, 7);
+    c.options.simulated_caps = simulated(kMinMmaSm - 1, false);
+    aimed(f, c, {sm});
+  }
+  aimed(f, make_case("", kFusedMaxM + 1, 8, 128, 16, DType::bf16, true, true, 8), {above});
+  f.random = cases(
+      f.name,
+      [](const std::vector<int64_t>& d) {
+        // d[3] picks the need that fails.
+        int64_t bs = 16, K = 128 * d[2];
+        if (d[3] == 0) bs = d[4] % 2 ? 8 : 32;
+        if (d[3] == 2) K += 8 * (1 + d[4] % 15);
+        CaseSpec c = make_case("", d[0], d[1], K, bs, DType::fp16, false, false, 1);
+        if (d[3] == 1) c.a_offset = static_cast<uint32_t>(2 * (1 + d[4] % 7));
+        if (d[3] == 3) c.options.simulated_caps = simulated(kMinMmaSm - 1, false);
+        if (d[3] == 4) c.b_offset = static_cast<uint32_t>(1 + d[4] % 15);
+        return c;
+      },
+      dims({uniform(9, 40), in(1, 48), uniform(1, 4), uniform(0, 4), uniform(0, 14)}));
+  f.targets = {{{Route::prefill_vec8, Route::prefill_scalar}, 1.0}, {{Route::prefill_vec8}, 0.5}};
+  return f;
+}
+
 std::vector<Family> build_all() {
   return {decode(),     decode_miss(), prefill_vec8(),
           odd_block(),  k_tail(),      partial_scale_block(),
           m_boundary(), n_one(),       misaligned(),
           empty(),      value_class(), geometry(),
-          capability(), alignment()};
+          capability(), alignment(),   prefill_fused(),
+          fused_miss()};
 }
 
 }  // namespace

@@ -15,21 +15,13 @@ ExpectedRoute expected_route(const CaseSpec& s, const Caps& device) {
   const bool a16 = s.a_offset % 16 == 0, b16 = s.b_offset % 16 == 0, b4 = s.b_offset % 4 == 0;
   const bool scratch16 = s.scratch_offset % 16 == 0, scales4 = s.scales_offset % 4 == 0;
 
-  // Decode: small M, the GEMV block size, aligned operands.
-  std::string why_not_decode;
-  if (s.M > 8) {
-    why_not_decode = "m_above_8";
-  } else if (s.block_size != 16) {
-    why_not_decode = "decode_block_size_not_16";
-  } else if (!a16 || !b16 || !scales4) {
-    why_not_decode = "decode_unaligned";
-  } else if (s.K % 128 == 0 && caps.sm >= 80) {
-    return {Route::gemv_mma, "decode_mma"};
-  } else if (s.K % 32 == 0) {
-    return {Route::gemv_scalar,
-            s.K % 128 != 0 ? "decode_k_not_multiple_of_128" : "decode_sm_below_80"};
-  } else {
-    why_not_decode = "decode_k_not_multiple_of_32";
+  // Decode: small M, the GEMV block size, aligned operands, K in 32s.
+  if (s.M <= 8 && s.block_size == 16 && a16 && b16 && scales4) {
+    if (s.K % 128 == 0 && caps.sm >= 80) return {Route::gemv_mma, "decode_mma"};
+    if (s.K % 32 == 0) {
+      return {Route::gemv_scalar,
+              s.K % 128 != 0 ? "decode_k_not_multiple_of_128" : "decode_sm_below_80"};
+    }
   }
 
   // Native FP4: opted in, an sm_12x device that has it, and its shape rules.
@@ -39,11 +31,29 @@ ExpectedRoute expected_route(const CaseSpec& s, const Caps& device) {
     return {Route::native_sm120, "native_opted_in"};
   }
 
+  // Fused prefill: the GEMM that dequantizes on chip, where the bench measured
+  // it faster than dequant + GEMM (M <= 32 on the H200), with the GEMV's
+  // block size and alignment, whole 128-k steps and mma.sync (sm >= 80).
+  std::string why_not_fused;
+  if (s.block_size != 16) {
+    why_not_fused = "fused_block_size_not_16";
+  } else if (!a16 || !b16 || !scales4) {
+    why_not_fused = "fused_unaligned";
+  } else if (s.K % 128 != 0) {
+    why_not_fused = "fused_k_not_multiple_of_128";
+  } else if (caps.sm < 80) {
+    why_not_fused = "fused_sm_below_80";
+  } else if (s.M > 32) {
+    why_not_fused = "fused_m_above_crossover";
+  } else {
+    return {Route::prefill_fused, "fused_mma"};
+  }
+
   // Prefill: vectorized when byte pairs never straddle scales and 8-value chunks fit.
   if (s.block_size % 2 != 0) return {Route::prefill_scalar, "odd_block_size"};
   if (s.K % 8 != 0) return {Route::prefill_scalar, "k_not_multiple_of_8"};
   if (!b4 || !scratch16) return {Route::prefill_scalar, "unaligned"};
-  return {Route::prefill_vec8, why_not_decode};
+  return {Route::prefill_vec8, why_not_fused};
 }
 
 }  // namespace nvfp4

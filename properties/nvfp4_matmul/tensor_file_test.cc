@@ -152,7 +152,8 @@ TEST(TensorFile, OutputsFileHoldsEachRouteThatRanOrTheOneAsY) {
   auto host = nvh::make_host_backend();
   const TensorRunReport all = run_tensor_case(*host, c);
   const nvh::SafeTensorsFile f = outputs_file(c, all, false);
-  EXPECT_EQ(f.tensors.size(), 4u);  // gemv_mma, gemv_scalar, prefill_vec8, prefill_scalar
+  EXPECT_EQ(f.tensors.size(),
+            5u);  // gemv_mma, gemv_scalar, prefill_fused, prefill_vec8, prefill_scalar
   const nvh::SafeTensor& y = f.tensors.at("Y.gemv_scalar");
   EXPECT_EQ(y.dtype, "F16");
   EXPECT_EQ(y.shape, (std::vector<int64_t>{2, 32}));
