@@ -283,11 +283,15 @@ TEST(CaseRerun, AModelWayRerunsWithItsTokenHash) {
   EXPECT_NE(r.out.find("case model/prefill: OK, digest "), std::string::npos) << r.out;
 }
 
-// The gate judged over all fourteen families: --cases 0 keeps it affordable
-// on the host (the families' route targets, shares of random cases, are then
-// not judged; ShardsOfOneFamilyJudgeItsTargetsAfterMerge judges them). The
-// model level is left out for time (its cross-route hash is judged after a
-// merge by the same collector as in one run).
+// The gate judged over every family: --cases 0 keeps it affordable on the
+// host (the families' route targets, shares of random cases, are then not
+// judged; ShardsOfOneFamilyJudgeItsTargetsAfterMerge judges them). The model
+// group is left out for time (its cross-route hash is judged after a merge by
+// the same driver as in one run). n = 1 (the whole run's own folder) and 3
+// (three round-robin shards); two shards are run by
+// CliFiles.VerifyHonoursGoogleTestShardingAndTouchesTheStatusFile and on the
+// GPU by ci/device/h200-check.sh and two-gpus.sh. Each n costs a whole run
+// under gcov (about 75 s on CI's 2 cores).
 TEST(Shards, NShardsMergedAreTheUnshardedRun) {
   VerifyOptions o;
   o.random_cases = 0;
@@ -299,7 +303,7 @@ TEST(Shards, NShardsMergedAreTheUnshardedRun) {
   const nvh::Manifest expected = nvh::read_manifest(o.out_dir + "/manifest.json");
   const std::string expected_gate = file_text(o.out_dir + "/route_gate.json");
   ASSERT_GT(expected.cases.size(), 200u);
-  for (int n : {1, 2, 3}) {
+  for (int n : {1, 3}) {
     SCOPED_TRACE(std::to_string(n) + " shards");
     std::vector<std::string> shards;
     for (int i = 0; i < n; ++i) {
