@@ -151,6 +151,9 @@ class OperatorSuite {
     return "";
   }
 
+  // The self checks' group name ("" = none; --skip takes it) and the checks
+  // themselves, run only when the run includes them.
+  virtual std::string self_check_group() const { return ""; }
   virtual SelfCheckReport self_checks() const { return {}; }
 
   // Kernel branch probes (harness/probe.h): the suite's probe bank, its

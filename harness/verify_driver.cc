@@ -694,15 +694,13 @@ void check_options(const OperatorSuite& suite, const VerifyOptions& o) {
                                   " has no such family (its families: " + joined(families) + ")");
     }
   }
-  std::vector<std::string> skippable = suite.skippable();
-  const std::string self = suite.self_checks().group;
+  const std::vector<std::string> skippable = suite.skippable();
   for (const std::string& s : o.skip) {
     if (!contains(skippable, s)) {
       throw std::invalid_argument("run_verify: skip = " + s + ": " + suite.name() +
                                   " cannot skip that (it can skip: " + joined(skippable) + ")");
     }
   }
-  (void)self;
   for (const std::string& key : o.cases) check_case_key(suite, key);  // before any backend is made
 }
 
@@ -786,15 +784,16 @@ int run_verify(const OperatorSuite& suite, const BackendFactory& make_backend,
   manifest.tool = suite.tool() + " verify";
   json self_check_results;  // null unless this run ran the self checks
   if (!case_mode) {
-    const SelfCheckReport self = suite.self_checks();
-    if (!self.group.empty() && contains(o.skip, self.group)) {
-      out << self.group << ": skipped (--skip " << self.group << ")\n";
-    } else if (!self.group.empty() && o.shard.index == 0) {
-      suites.push_back(record_self_checks(self, out, tally));
-      self_check_results = to_json(self);
+    const std::string self = suite.self_check_group();
+    if (!self.empty() && contains(o.skip, self)) {
+      out << self << ": skipped (--skip " << self << ")\n";
+    } else if (!self.empty() && o.shard.index == 0) {
+      const SelfCheckReport report = suite.self_checks();
+      suites.push_back(record_self_checks(report, out, tally));
+      self_check_results = to_json(report);
     }
     for (const std::string& s : o.skip) {
-      if (s != self.group) out << s << ": skipped (--skip " << s << ")\n";
+      if (s != self) out << s << ": skipped (--skip " << s << ")\n";
     }
   }
 

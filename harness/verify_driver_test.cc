@@ -52,7 +52,11 @@ class ToySuite : public OperatorSuite {
   std::vector<CaseGroup> other_groups(const BackendDescription&) const override {
     return {{"gpu_only", {"g0"}, 0, "", "the toy's GPU group needs a GPU"}};
   }
-  std::vector<std::string> skippable() const override { return {"gpu_only"}; }
+  std::vector<std::string> skippable() const override { return {"selfcheck", "gpu_only"}; }
+  std::string self_check_group() const override { return "selfcheck"; }
+  SelfCheckReport self_checks() const override {
+    return {"selfcheck", {{"one", Outcome::ok, ""}}, "selfcheck: 1 check, OK\n"};
+  }
   void check_case(const std::string& group, const std::string& case_name) const override {
     if (group != "even" && group != "odd" && group != "gpu_only")
       throw std::invalid_argument("toy: no group " + group);
@@ -119,6 +123,12 @@ TEST(VerifyDriver, RunsEveryCaseJudgesTheGateAndReportsAGroupItCannotRun) {
   EXPECT_NE(r.out.find("gpu_only: SKIPPED: the toy's GPU group needs a GPU"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("route gate passed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("selfcheck: 1 check, OK"), std::string::npos) << r.out;
+  VerifyOptions skipping = options("skipping");
+  skipping.skip = {"selfcheck"};
+  const Ran s = verify(suite, skipping);
+  EXPECT_NE(s.out.find("selfcheck: skipped (--skip selfcheck)"), std::string::npos) << s.out;
+  EXPECT_EQ(s.out.find("selfcheck: 1 check"), std::string::npos) << s.out;
   const Manifest m = read_manifest(o.out_dir + "/manifest.json");
   EXPECT_EQ(m.cases.at("odd/c13"), digest_of("c13"));
   EXPECT_EQ(m.cases.size(), 16u);

@@ -210,6 +210,7 @@ class Nvfp4Suite : public nvh::OperatorSuite {
                                e.sha256, e.from, result.digest, result.detail});
   }
 
+  std::string self_check_group() const override { return "primitives"; }
   nvh::SelfCheckReport self_checks() const override {
     nvh::SelfCheckReport report{"primitives", {}, ""};
     const auto start = std::chrono::steady_clock::now();
