@@ -45,8 +45,9 @@ void fill_from_contexts(LaunchRecord& record) {
 
 // One write(2) of a whole line on an O_APPEND descriptor: other threads and
 // processes appending to the same file cannot split it.
-void append_line(const std::string& path, const std::string& line) {
-  const std::string where = "RouteRecorder::record: log " + path + ": ";
+// `who` names the caller in the message.
+void append_line(const std::string& who, const std::string& path, const std::string& line) {
+  const std::string where = who + ": log " + path + ": ";
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) throw std::runtime_error(where + "cannot open: " + std::strerror(errno));
   const ssize_t written = ::write(fd, line.data(), line.size());
@@ -168,7 +169,7 @@ void RouteRecorder::record(LaunchRecord record) {
   const std::string line = to_json_line(record) + "\n";
   std::lock_guard<std::mutex> lock(mutex_);
   records_.push_back(std::move(record));
-  if (!log_path_.empty()) append_line(log_path_, line);
+  if (!log_path_.empty()) append_line("RouteRecorder::record", log_path_, line);
 }
 
 std::vector<LaunchRecord> RouteRecorder::records() const {
@@ -226,6 +227,11 @@ std::vector<LaunchRecord> read_route_logs(const std::vector<std::string>& paths)
     }
   }
   return merged;
+}
+
+void append_route_log(const std::string& path, const std::vector<LaunchRecord>& records) {
+  for (const LaunchRecord& r : records)
+    append_line("append_route_log", path, to_json_line(r) + "\n");
 }
 
 }  // namespace nvh

@@ -87,4 +87,9 @@ std::vector<LaunchRecord> read_route_log(const std::string& path);
 // for its "*.jsonl" files (not recursive), in name order.
 std::vector<LaunchRecord> read_route_logs(const std::vector<std::string>& paths);
 
+// Appends records to a log as RouteRecorder does, each line one write(2) on an
+// O_APPEND descriptor (so other processes writing the same log interleave
+// whole lines). Throws std::runtime_error naming the path if a write fails.
+void append_route_log(const std::string& path, const std::vector<LaunchRecord>& records);
+
 }  // namespace nvh

@@ -1,8 +1,5 @@
 #include "harness/verify_driver.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -598,23 +595,10 @@ int report_run(const OperatorSuite& suite, const VerifyOptions& o, const Backend
 
 // Appends the run's route log to the log this process had before the run,
 // and logs there again.
-// Each line is one write(2) on an O_APPEND descriptor, as RouteRecorder
-// writes, so other processes appending to the same log interleave whole lines.
 void pass_launches_on(const std::string& route_log, const std::string& outer_log) {
   if (outer_log.empty()) return;
   RouteRecorder::global().set_log_path(outer_log);
-  std::ifstream in(route_log, std::ios::binary);
-  if (!in) return;  // the run launched nothing
-  const int fd = ::open(outer_log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error("run_verify: " + outer_log + ": cannot be appended to");
-  std::string line;
-  bool written = true;
-  while (written && std::getline(in, line)) {
-    line += '\n';
-    written = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
-  }
-  ::close(fd);
-  if (!written) throw std::runtime_error("run_verify: " + outer_log + ": cannot be appended to");
+  append_route_log(outer_log, logged_launches(route_log));
 }
 
 // Puts back the route log a run replaced, when the run ends early (it threw).

@@ -20,7 +20,10 @@ const std::vector<RouteRow>& route_table() {
   return rows;
 }
 
-const char* route_name(Route route) { return route == Route::vec4 ? "vec4" : "scalar"; }
+// Row i is for Route i, so the table is the one place a route's name is written.
+const char* route_name(Route route) {
+  return route_table().at(static_cast<std::size_t>(route)).name;
+}
 
 Decision select_route(const Args& args) {
   if (args.n % 4 != 0) return {Route::scalar, "n_not_multiple_of_4"};
