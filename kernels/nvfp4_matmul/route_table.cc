@@ -48,6 +48,14 @@ constexpr RoutePredicate kKPositive{
     "K > 0", [](const Problem& p, const Caps&) { return value("K", p.K); },
     [](const Problem& p, const Caps&) { return p.K > 0; }, "k_zero"};
 
+// What the alignment predicates look at (decode's and prefill_fused's state
+// the same condition against their own constants).
+std::string operand_addresses(const Problem& p) {
+  return "A % 16 = " + std::to_string(p.a_address_mod16) +
+         ", B % 16 = " + std::to_string(p.b_address_mod16) +
+         ", weight_scale % 4 = " + std::to_string(p.scales_address_mod4);
+}
+
 // Decode: the GEMVs' shape and alignment.
 constexpr RoutePredicate kMAtMost8{
     "M <= 8", [](const Problem& p, const Caps&) { return value("M", p.M); },
@@ -58,11 +66,7 @@ constexpr RoutePredicate kDecodeBlock16{
     [](const Problem& p, const Caps&) { return p.block_size == 16; }, "decode_block_size_not_16"};
 constexpr RoutePredicate kDecodeAligned{
     "A and B 16-byte, weight_scale 4-byte aligned",
-    [](const Problem& p, const Caps&) {
-      return "A % 16 = " + std::to_string(p.a_address_mod16) +
-             ", B % 16 = " + std::to_string(p.b_address_mod16) +
-             ", weight_scale % 4 = " + std::to_string(p.scales_address_mod4);
-    },
+    [](const Problem& p, const Caps&) { return operand_addresses(p); },
     [](const Problem& p, const Caps&) {
       return p.a_address_mod16 % kDecodeOperandAlignment == 0 &&
              p.b_address_mod16 % kDecodeOperandAlignment == 0 &&
@@ -107,11 +111,7 @@ constexpr RoutePredicate kFusedBlock16{
     [](const Problem& p, const Caps&) { return p.block_size == 16; }, "fused_block_size_not_16"};
 constexpr RoutePredicate kFusedAligned{
     "A and B 16-byte, weight_scale 4-byte aligned",
-    [](const Problem& p, const Caps&) {
-      return "A % 16 = " + std::to_string(p.a_address_mod16) +
-             ", B % 16 = " + std::to_string(p.b_address_mod16) +
-             ", weight_scale % 4 = " + std::to_string(p.scales_address_mod4);
-    },
+    [](const Problem& p, const Caps&) { return operand_addresses(p); },
     [](const Problem& p, const Caps&) {
       return p.a_address_mod16 % kFusedOperandAlignment == 0 &&
              p.b_address_mod16 % kFusedOperandAlignment == 0 &&
