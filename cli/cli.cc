@@ -228,8 +228,9 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       ->capture_default_str();
   replay
       ->add_option("--route", replay_route,
-                   "natural (the dispatcher decides), or force prefill_scalar or prefill_vec8")
-      ->check(CLI::IsMember({"natural", "prefill_scalar", "prefill_vec8"}))
+                   "natural (the dispatcher decides), or force prefill_scalar, prefill_vec8 or "
+                   "prefill_fused")
+      ->check(CLI::IsMember({"natural", "prefill_scalar", "prefill_vec8", "prefill_fused"}))
       ->capture_default_str();
   auto* dry_run = replay->add_flag(
       "--dry-run", replay_dry_run,

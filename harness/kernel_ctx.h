@@ -22,6 +22,15 @@
 #define NVH_INLINE inline
 #endif
 
+// Unrolls the loop that follows on the GPU, where a loop over a register
+// array's index must be unrolled to keep the array in registers; nothing on
+// the host.
+#if defined(__CUDA_ARCH__)
+#define NVH_UNROLL _Pragma("unroll")
+#else
+#define NVH_UNROLL
+#endif
+
 namespace nvh {
 
 struct Dim3 {

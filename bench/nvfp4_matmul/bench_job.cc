@@ -19,6 +19,7 @@
 #include "kernels/nvfp4_matmul/gemm_step.h"
 #include "kernels/nvfp4_matmul/nvfp4_matmul.h"
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
+#include "kernels/nvfp4_matmul/prefill_fused_sum.cuh"
 #include "kernels/nvfp4_matmul/prefill_vec8.cuh"
 
 namespace nvfp4 {
@@ -298,29 +299,47 @@ void sweep_group(nvh::Backend& backend, Bench& bench) {
   }
 }
 
-// prefill_fused's kernel with kMTiles tiles of A a block, whatever M
-// (prefill_fused_m_tiles picks one per M): which block shape is fastest where.
-template <int kMTiles>
-void time_fused_tiles(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets, const Shape& s,
-                      double bytes, double flops) {
-  bench.time_on(sets, "msweep",
-                "prefill_fused " + std::to_string(16 * kMTiles) + "-row tiles " + shape_name(s),
-                "fused_tiles", s, bytes, flops, [&backend](InputSet& in) {
-                  const MatmulArgs& a = in.args;
-                  const Problem p = describe_problem(a);
-                  const GemvOperands params{static_cast<const uint16_t*>(a.A.data),
-                                            static_cast<const uint8_t*>(a.B.data),
-                                            static_cast<const uint8_t*>(a.weight_scale.data),
-                                            static_cast<const float*>(a.weight_scale_2.data),
-                                            static_cast<const uint16_t*>(a.bias.data),
-                                            static_cast<uint16_t*>(a.Y.data),
-                                            p.M,
-                                            p.N,
-                                            p.K,
-                                            half_kind(p.dtype)};
-                  nvh::launch<PrefillFused<kMTiles>>(backend, PrefillFused<kMTiles>::shape(params),
-                                                     params);
-                });
+// prefill_fused's kernel in block shape F with k_slices slices of K,
+// whatever the plan would pick (prefill_fused_plan.h): the measurements the
+// plan's rules come from. The parts live in the input set's scratch.
+template <class F>
+void time_fused_shape(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets,
+                      const Shape& s, const char* shape_label, int32_t k_slices, double bytes,
+                      double flops) {
+  bench.time_on(
+      sets, "msweep",
+      std::string("prefill_fused ") + shape_label + "/k" + std::to_string(k_slices) + " " +
+          shape_name(s),
+      "fused_shape", s, bytes, flops, [&backend, k_slices](InputSet& in) {
+        const MatmulArgs& a = in.args;
+        const Problem p = describe_problem(a);
+        const auto at = reinterpret_cast<std::uintptr_t>(in.scratch.data());
+        PrefillFusedParams params{{static_cast<const uint16_t*>(a.A.data),
+                                   static_cast<const uint8_t*>(a.B.data),
+                                   static_cast<const uint8_t*>(a.weight_scale.data),
+                                   static_cast<const float*>(a.weight_scale_2.data),
+                                   static_cast<const uint16_t*>(a.bias.data),
+                                   static_cast<uint16_t*>(a.Y.data), p.M, p.N, p.K,
+                                   half_kind(p.dtype)},
+                                  reinterpret_cast<float*>((at + 15) / 16 * 16),
+                                  k_slices};
+        nvh::launch<F>(backend, F::shape(params), params);
+        if (k_slices > 1) {
+          nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(params), params);
+        }
+      });
+}
+
+// Every shape and split the plan could pick for M, around its choice.
+void time_fused_shapes(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets,
+                       const Shape& s, double bytes, double flops) {
+  for (int32_t k : {1, 2, 4, 8}) {
+    if (k * 4 * s.M > s.K) continue;  // parts over half the scratch
+    if (s.M <= 16) time_fused_shape<PrefillFusedM16N64>(backend, bench, sets, s, "m16n64", k, bytes, flops);
+    if (s.M <= 32) time_fused_shape<PrefillFusedM32N128>(backend, bench, sets, s, "m32n128", k, bytes, flops);
+    if (s.M <= 128) time_fused_shape<PrefillFusedM64N128>(backend, bench, sets, s, "m64n128", k, bytes, flops);
+    if (s.M >= 32) time_fused_shape<PrefillFusedM128N128>(backend, bench, sets, s, "m128n128", k, bytes, flops);
+  }
 }
 
 // Issue 16's M sweep: per shape and M, the whole operator call on
@@ -361,10 +380,7 @@ void msweep_group(nvh::Backend& backend, Bench& bench, std::vector<int64_t> ms) 
                         });
         }
       }
-      if (M >= 32 && M <= 256) {  // around the crossover: each block shape of the kernel
-        time_fused_tiles<1>(backend, bench, sets, s, gemv_bytes(s), flops);
-        time_fused_tiles<4>(backend, bench, sets, s, gemv_bytes(s), flops);
-      }
+      if (M <= 1024) time_fused_shapes(backend, bench, sets, s, gemv_bytes(s), flops);
       bench.time_on(sets, "msweep", "cuBLAS BF16 GEMM alone " + id, "gemm", s, gemm_bytes(s), flops,
                     [&](InputSet& in) {
                       run_gemm_step(backend, {in.A.data(), in.scratch.data(), nullptr, in.Y.data(),

@@ -272,13 +272,15 @@ const char* replay_route_name(ReplayRoute r) {
       return "prefill_scalar";
     case ReplayRoute::prefill_vec8:
       return "prefill_vec8";
+    case ReplayRoute::prefill_fused:
+      return "prefill_fused";
   }
   return "?";
 }
 
 std::optional<ReplayRoute> parse_replay_route(std::string_view name) {
-  for (ReplayRoute r :
-       {ReplayRoute::natural, ReplayRoute::prefill_scalar, ReplayRoute::prefill_vec8}) {
+  for (ReplayRoute r : {ReplayRoute::natural, ReplayRoute::prefill_scalar,
+                        ReplayRoute::prefill_vec8, ReplayRoute::prefill_fused}) {
     if (name == replay_route_name(r)) return r;
   }
   return std::nullopt;
@@ -322,7 +324,9 @@ ReplayPlan plan_replay(const ReplayManifest& m, const ReplayOptions& o, const Ca
       if (o.route == ReplayRoute::natural) {
         r = select_route(p, caps, Options{}).route;
       } else {
-        r = o.route == ReplayRoute::prefill_vec8 ? Route::prefill_vec8 : Route::prefill_scalar;
+        r = o.route == ReplayRoute::prefill_vec8    ? Route::prefill_vec8
+            : o.route == ReplayRoute::prefill_fused ? Route::prefill_fused
+                                                    : Route::prefill_scalar;
         const std::string failure = route_precondition_failure(r, p, caps);
         if (!failure.empty()) {
           throw std::invalid_argument(
@@ -707,9 +711,14 @@ class Replayer {
       case ReplayPhase::gemm:
         run_gemm_step(b_, gemm(s));
         break;
-      case ReplayPhase::whole:
-        run_matmul(b_, args(s));
+      case ReplayPhase::whole: {
+        // A forced prefill_fused past its crossover (--route prefill_fused);
+        // where the dispatcher takes it anyway, forcing changes nothing.
+        Options o;
+        if (s.route == Route::prefill_fused) o.force_route = Route::prefill_fused;
+        run_matmul(b_, args(s), o);
         break;
+      }
     }
   }
 

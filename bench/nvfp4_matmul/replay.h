@@ -85,7 +85,7 @@ ReplayManifest read_replay_manifest(const std::string& path);
 // M of each chunk of a `prompt`-token prefill in chunks of `chunk` tokens.
 std::vector<int64_t> chunk_rows(int64_t prompt, int64_t chunk);
 
-enum class ReplayRoute : uint8_t { natural, prefill_scalar, prefill_vec8 };
+enum class ReplayRoute : uint8_t { natural, prefill_scalar, prefill_vec8, prefill_fused };
 const char* replay_route_name(ReplayRoute r);
 std::optional<ReplayRoute> parse_replay_route(std::string_view name);
 

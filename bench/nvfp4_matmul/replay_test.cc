@@ -226,6 +226,20 @@ TEST(ReplayPlan, ForcedRoutesApplyToEveryChunk) {
   EXPECT_EQ(plan.steps, 33 * 2);
 }
 
+// --route prefill_fused forces the fused route past its crossover: one
+// whole step per call, no dequant phase; a node it cannot take is refused.
+TEST(ReplayPlan, ForcedFusedIsOneStepPerCallAndRefusesAnUnfitNode) {
+  const ReplayManifest m = parse_replay_manifest(with_node(""), "m.json");
+  const ReplayPlan plan = plan_replay(m, {8200, 256, ReplayRoute::prefill_fused}, h200());
+  for (const auto& chunk : plan.route) EXPECT_EQ(chunk[0], Route::prefill_fused);
+  EXPECT_EQ(plan.steps, 33);
+  EXPECT_EQ(parse_replay_route("prefill_fused"), ReplayRoute::prefill_fused);
+  const ReplayManifest odd = parse_replay_manifest(
+      R"({"name": "t", "nodes": [{"name": "odd_k", "N": 64, "K": 100}]})", "m.json");
+  EXPECT_THROW(plan_replay(odd, {512, 256, ReplayRoute::prefill_fused}, h200()),
+               std::invalid_argument);
+}
+
 TEST(ReplayPlan, ForcedVec8RefusesAnUnfitNodeByName) {
   const ReplayManifest m = parse_replay_manifest(
       R"({"name": "t", "nodes": [{"name": "odd_k", "N": 64, "K": 100}]})", "m.json");

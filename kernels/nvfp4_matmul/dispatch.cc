@@ -65,8 +65,6 @@ std::string taken_clause(const RouteRow& row, const Problem& p, const Caps& caps
 
 }  // namespace
 
-int prefill_fused_m_tiles(int64_t M) { return M <= 32 ? 1 : M <= 64 ? 4 : 8; }
-
 int gemv_scalar_rows_per_warp(int64_t N) { return N % 4 == 0 ? 4 : N % 2 == 0 ? 2 : 1; }
 
 std::string route_precondition_failure(Route route, const Problem& p, const Caps& caps) {

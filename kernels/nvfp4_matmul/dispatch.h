@@ -59,13 +59,7 @@ std::string route_precondition_failure(Route route, const Problem& problem, cons
 // prefill_fused is taken up to this M, where it is faster than dequant +
 // GEMM (prefill_vec8) on the H200; above it the GEMM's larger tiles win.
 // Measured: route_table.cc, kFusedMAtMostCrossover.
-inline constexpr int64_t kFusedMaxM = 32;
-
-// Tiles of 16 rows of A one prefill_fused block holds: 1 up to M = 32 (two
-// blocks over M at M = 17..32: faster on the H200 than one of 2 tiles, by
-// 6 to 16 % at M = 32, bench --group msweep 08:52 UTC), 4 up to 64, then 8
-// (forced only: above the crossover); grid.y takes the rows past a block.
-int prefill_fused_m_tiles(int64_t M);
+inline constexpr int64_t kFusedMaxM = 64;
 
 // Rows of W (output columns) one gemv_scalar warp computes: 4, 2 or 1, the
 // largest that divides N.

@@ -345,6 +345,7 @@ struct GemvMma {
   struct StepScales {
     uint32_t pairs[2];
     float values[2];
+    StepScales() = default;  // for arrays of rows (prefill_fused), assigned before use
     NVH_HD StepScales(uint16_t two_scales, float g) {
       if constexpr (kContract) {
         values[0] = dequant_scale(static_cast<uint8_t>(two_scales), g);

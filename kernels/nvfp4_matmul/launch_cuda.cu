@@ -8,6 +8,7 @@
 #include "kernels/nvfp4_matmul/gemv_scalar.cuh"
 #include "kernels/nvfp4_matmul/native_sm120.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
+#include "kernels/nvfp4_matmul/prefill_fused_sum.cuh"
 #include "kernels/nvfp4_matmul/prefill_scalar.cuh"
 #include "kernels/nvfp4_matmul/prefill_vec8.cuh"
 
@@ -38,9 +39,11 @@ NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4, 2>);
 NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4, 4>);
 NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4, 8>);
 NVFP4_INSTANTIATE(nvfp4::GemvMma);
-NVFP4_INSTANTIATE(nvfp4::PrefillFused<1>);
-NVFP4_INSTANTIATE(nvfp4::PrefillFused<4>);
-NVFP4_INSTANTIATE(nvfp4::PrefillFused<8>);
+NVFP4_INSTANTIATE(nvfp4::PrefillFusedM16N64);
+NVFP4_INSTANTIATE(nvfp4::PrefillFusedM32N128);
+NVFP4_INSTANTIATE(nvfp4::PrefillFusedM64N128);
+NVFP4_INSTANTIATE(nvfp4::PrefillFusedM128N128);
+NVFP4_INSTANTIATE(nvfp4::PrefillFusedSum);
 NVFP4_INSTANTIATE(nvfp4::ActAmaxPartial);
 NVFP4_INSTANTIATE(nvfp4::ActGlobalScale);
 NVFP4_INSTANTIATE(nvfp4::ActQuantize);

@@ -13,6 +13,8 @@
 #include "kernels/nvfp4_matmul/gemv_scalar.cuh"
 #include "kernels/nvfp4_matmul/native_sm120.h"
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
+#include "kernels/nvfp4_matmul/prefill_fused_plan.h"
+#include "kernels/nvfp4_matmul/prefill_fused_sum.cuh"
 #include "kernels/nvfp4_matmul/prefill_scalar.cuh"
 #include "kernels/nvfp4_matmul/prefill_vec8.cuh"
 #include "kernels/nvfp4_matmul/route_runs.h"
@@ -159,25 +161,48 @@ void run_gemv_mma(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) 
   nvh::launch<GemvMma>(backend, GemvMma::shape(params), params);
 }
 
-// prefill_fused with as many tiles of A per block as M needs (prefill_fused.cuh).
-template <int kMTiles>
-void run_prefill_fused_tiles(nvh::Backend& backend, const GemvOperands& params) {
-  nvh::launch<PrefillFused<kMTiles>>(backend, PrefillFused<kMTiles>::shape(params), params);
+// prefill_fused as its plan says (prefill_fused_plan.h): one block shape,
+// and with K split across blocks the parts in the workspace, then their sum.
+template <class Fused>
+void run_prefill_fused_shape(nvh::Backend& backend, const PrefillFusedParams& params) {
+  nvh::launch<Fused>(backend, Fused::shape(params), params);
+  if (params.k_slices > 1) {
+    nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(params), params);
+  }
 }
 
-void run_prefill_fused(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) {
-  const GemvOperands params = gemv_operands(a, p);
-  switch (prefill_fused_m_tiles(p.M)) {
-    case 1:
-      run_prefill_fused_tiles<1>(backend, params);
+// The parts go in the caller's scratch when there is one (any [N, K] of A's
+// type holds them: the plan keeps them to half of it), else in a buffer of
+// the route's own, freed once the launch is done.
+void run_prefill_fused(nvh::Backend& backend, const MatmulArgs& a, const Problem& p,
+                       void* scratch) {
+  const FusedPlan plan = prefill_fused_plan(p.M, p.N, p.K);
+  PrefillFusedParams params{gemv_operands(a, p), nullptr, plan.k_slices};
+  nvh::Buffer own_parts;
+  if (plan.k_slices > 1) {
+    const std::size_t bytes = prefill_fused_workspace_bytes(p.M, p.N, plan);
+    if (!scratch) {
+      own_parts = nvh::Buffer(backend, bytes, "prefill_fused parts (its own)");
+      scratch = own_parts.data();
+    }
+    const auto at = reinterpret_cast<std::uintptr_t>(scratch);
+    params.parts = reinterpret_cast<float*>((at + 15) / 16 * 16);
+  }
+  switch (plan.shape) {
+    case FusedShape::m16n64:
+      run_prefill_fused_shape<PrefillFusedM16N64>(backend, params);
       break;
-    case 4:
-      run_prefill_fused_tiles<4>(backend, params);
+    case FusedShape::m32n128:
+      run_prefill_fused_shape<PrefillFusedM32N128>(backend, params);
+      break;
+    case FusedShape::m64n128:
+      run_prefill_fused_shape<PrefillFusedM64N128>(backend, params);
       break;
     default:
-      run_prefill_fused_tiles<8>(backend, params);
+      run_prefill_fused_shape<PrefillFusedM128N128>(backend, params);
       break;
   }
+  if (own_parts.data()) backend.synchronize();  // the parts are freed on return
 }
 
 void dequant(nvh::Backend& backend, Route route, const MatmulArgs& a, const Problem& p,
@@ -233,8 +258,8 @@ void run_native_sm120_route(nvh::Backend& backend, const MatmulArgs& args, const
 }
 // LCOV_EXCL_STOP
 void run_prefill_fused_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p,
-                             void*) {
-  run_prefill_fused(backend, args, p);
+                             void* scratch) {
+  run_prefill_fused(backend, args, p, scratch);
 }
 void run_prefill_vec8_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p,
                             void* scratch) {

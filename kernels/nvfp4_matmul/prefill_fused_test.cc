@@ -6,9 +6,11 @@
 // its comments promise, which the output cannot show (a swizzle that
 // collides computes the same bits, only slower).
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
+#include "kernels/nvfp4_matmul/prefill_fused_plan.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bitset>
 #include <cstdint>
 #include <set>
@@ -47,23 +49,32 @@ CaseSpec fused_case(int64_t M, int64_t N, int64_t K, DType t, bool bias, bool ex
   return make_case("adhoc", M, N, K, 16, t, bias, exact, seed);
 }
 
-// Each block shape (1, 4, 8 tiles of A: M up to 32 in blocks of 16 rows,
-// up to 64, then 128 a block), with M at and one past a tile's rows, N at and past a block's
-// columns, K of one step to more stages than the pipeline holds.
+// Each block shape, with M at and one past a shape's rows, N at and past a
+// block's columns, K in one slice and split across blocks (slices of one
+// step and of several, a last stage with fewer steps than the block's K
+// warps, more stages than the pipeline holds). The plan each shape takes is
+// checked first, so the list says what it covers.
 TEST_P(FusedOnBackend, MatchesTheReferenceAtTileEdges) {
   struct Shape {
     int64_t M, N, K;
+    const char* plan;
   };
   const Shape shapes[] = {
-      {9, 32, 128},    // one step: a block stage of 4 with 3 warps idle
-      {16, 33, 640},   // 5 steps: a last stage of 1 of 4; a second block of 1 row of W
-      {17, 31, 1024},  // two blocks over M, 2 stages of 4 steps; rows of W past N
-      {32, 64, 384},  {33, 65, 256},  // four tiles, 2 steps a stage; a last block of 1 row of W
-      {64, 7, 1152},                  // 9 steps: more stages than the pipeline's 3
-      {65, 130, 512},                 // eight tiles (128 rows), 1 step a stage; 65 rows of 128
-      {129, 16, 256},                 // two blocks over M
+      {9, 32, 128, "m16n64"},         // one step: a block stage of 4 with 3 warps idle
+      {16, 65, 640, "m16n64/k3"},     // slices of 1, 2, 2 steps; a second block of 1 row of W
+      {12, 20, 2560, "m16n64/k7"},    // slices of 2 and 3 steps
+      {17, 31, 1024, "m32n128/k4"},   // rows of W past N; slices of one stage
+      {32, 130, 1152, "m32n128/k3"},  // slices of 3 steps over 2 K warps: a short last stage
+      {33, 65, 256, "m64n128"},       // one stage of 2 steps
+      {64, 7, 2304, "m64n128/k8"},    // slices of 2 and 3 steps
+      {65, 130, 512, "m64n128"},      // two blocks over M, the second of one row
+      {100, 136, 768, "m64n128"},     // 3 stages of the pipeline's 4
+      {130, 136, 1024, "m128n128"},   // 8 stages: more than the pipeline's 5
+      {129, 16, 1280, "m128n128/k2"},  // two blocks over M, slices of 5 steps
   };
   for (const Shape& s : shapes) {
+    EXPECT_STREQ(prefill_fused_variant_name(prefill_fused_plan(s.M, s.N, s.K)), s.plan)
+        << s.M << " x " << s.N << " x " << s.K;
     for (DType t : {DType::fp16, DType::bf16}) {
       for (bool bias : {false, true}) {
         run_fused(backend(), fused_case(s.M, s.N, s.K, t, bias, false, 3));
@@ -103,33 +114,54 @@ TEST_P(FusedOnBackend, SpecialValuesFollowTheContract) {
 // A grid of more than 65535 tiles of A loops over grid.y: too large for the
 // host executor to run, so its shape is checked instead.
 TEST(PrefillFusedShape, MTilesPastTheGridLimitLoop) {
-  GemvOperands p{};
+  PrefillFusedParams p{};
   p.M = int64_t{65536} * 128 + 1;
   p.N = 256;
   p.K = 128;
-  const nvh::LaunchShape s = PrefillFused<8>::shape(p);
-  EXPECT_EQ(s.grid.y, PrefillFused<8>::kMaxGridRows);
+  p.k_slices = 1;
+  using F = PrefillFusedM128N128;
+  const nvh::LaunchShape s = F::shape(p);
+  EXPECT_EQ(s.grid.y, F::kMaxGridRows);
   EXPECT_EQ(s.grid.x, 2u);
-  EXPECT_EQ(PrefillFused<8>::m_tiles(p.M), 65537);
+  EXPECT_EQ(F::m_tiles(p.M), 65537);
 }
 
-// The block shapes the launcher picks by M.
-TEST(PrefillFusedShape, MTilesHoldM) {
-  EXPECT_EQ(prefill_fused_m_tiles(9), 1);
-  EXPECT_EQ(prefill_fused_m_tiles(16), 1);
-  EXPECT_EQ(prefill_fused_m_tiles(17), 1);
-  EXPECT_EQ(prefill_fused_m_tiles(32), 1);
-  EXPECT_EQ(prefill_fused_m_tiles(33), 4);
-  EXPECT_EQ(prefill_fused_m_tiles(64), 4);
-  EXPECT_EQ(prefill_fused_m_tiles(65), 8);
-  EXPECT_EQ(prefill_fused_m_tiles(100000), 8);
+// The plan: the shape by M (at and one past each shape's rows), and K split
+// across blocks only while the blocks over M and N leave SMs idle, never
+// into slices of less than a step or parts over half the scratch.
+TEST(PrefillFusedPlan, ShapeByMSlicesByTheBlocksLeft) {
+  const auto plan = [](int64_t M, int64_t N, int64_t K) {
+    return std::string(prefill_fused_variant_name(prefill_fused_plan(M, N, K)));
+  };
+  EXPECT_EQ(plan(16, 4096, 4096), "m16n64/k2");   // 64 blocks on 132 SMs: 2 x 64
+  EXPECT_EQ(plan(17, 4096, 4096), "m32n128/k4");  // 32 blocks: 4 x 32 of 132
+  EXPECT_EQ(plan(32, 14336, 4096), "m32n128");    // 112 blocks: parts would cost more
+  EXPECT_EQ(plan(33, 4096, 4096), "m64n128/k4");
+  EXPECT_EQ(plan(64, 4096, 14336), "m64n128/k4");
+  EXPECT_EQ(plan(65, 4096, 4096), "m64n128/k2");  // 64 blocks over N and M
+  EXPECT_EQ(plan(128, 4096, 4096), "m64n128/k2");
+  EXPECT_EQ(plan(256, 4096, 4096), "m128n128/k2");
+  EXPECT_EQ(plan(512, 4096, 4096), "m128n128");  // 128 blocks: no split
+  EXPECT_EQ(plan(16, 16896, 4096), "m16n64");    // 264 blocks: two waves, no split
+  EXPECT_EQ(plan(16, 64, 128), "m16n64");        // one step: nothing to split
+  EXPECT_EQ(plan(64, 7, 2304), "m64n128/k8");    // at most 8 slices
+  // Never a slice without a step, never parts over half the [N, K] scratch.
+  for (int64_t M : {9, 16, 33, 64, 100, 300}) {
+    for (int64_t K : {128, 256, 384, 1024, 4096}) {
+      const FusedPlan p = prefill_fused_plan(M, 96, K);
+      EXPECT_LE(p.k_slices, K / 128) << M << " x " << K;
+      EXPECT_LE(4 * M * p.k_slices, std::max<int64_t>(K, 4 * M)) << M << " x " << K;
+    }
+  }
+  EXPECT_EQ(prefill_fused_workspace_bytes(64, 64, prefill_fused_plan(64, 64, 1024)),
+            std::size_t{2} * 64 * 64 * 4 + 16);
+  EXPECT_EQ(prefill_fused_workspace_bytes(512, 4096, prefill_fused_plan(512, 4096, 4096)), 0u);
 }
 
 // Every (row, chunk) of a stage has its own 16-byte slot, inside its row's
 // area, so what one thread copies in is what another reads back.
-template <int kMTiles>
+template <class F>
 void expect_slots_tile_the_stage() {
-  using F = PrefillFused<kMTiles>;
   std::set<uint32_t> slots;
   for (uint32_t row = 0; row < F::kTileRows; ++row) {
     for (uint32_t c = 0; c < F::kAChunksPerRow; ++c) {
@@ -150,17 +182,17 @@ void expect_slots_tile_the_stage() {
 }
 
 TEST(PrefillFusedLayout, SlotsTileTheStage) {
-  expect_slots_tile_the_stage<1>();
-  expect_slots_tile_the_stage<4>();
-  expect_slots_tile_the_stage<8>();
+  expect_slots_tile_the_stage<PrefillFusedM16N64>();
+  expect_slots_tile_the_stage<PrefillFusedM32N128>();
+  expect_slots_tile_the_stage<PrefillFusedM64N128>();
+  expect_slots_tile_the_stage<PrefillFusedM128N128>();
 }
 
 // The reads of mma_step: lane (g, t) takes chunk 16 kw + 4t + q of A's rows
-// 16i + g (and + 8), and chunk 4 kw + t of W's rows 16 nw + g (and + 8). The
-// 8 lanes of a quarter-warp (rows g, g + 1) must hit the 32 banks once.
-template <int kMTiles>
+// 16i + g (and + 8), and chunk 4 kw + t of W's rows 8j + g. The 8 lanes of a
+// quarter-warp (rows g, g + 1) must hit the 32 banks once.
+template <class F>
 void expect_reads_hit_every_bank_once() {
-  using F = PrefillFused<kMTiles>;
   for (int kw = 0; kw < F::kKWarps; ++kw) {
     for (uint32_t quarter = 0; quarter < 4; ++quarter) {
       for (uint32_t q = 0; q < 4; ++q) {
@@ -174,19 +206,20 @@ void expect_reads_hit_every_bank_once() {
             w_banks.set((w / 4 + word) % 32);
           }
         }
-        EXPECT_TRUE(a_banks.all()) << kMTiles << " tiles, kw " << kw << ", quarter " << quarter
+        EXPECT_TRUE(a_banks.all()) << F::kTileRows << " rows, kw " << kw << ", quarter " << quarter
                                    << ", q " << q << ": A banks " << a_banks;
         EXPECT_TRUE(w_banks.all())
-            << kMTiles << " tiles, kw " << kw << ", quarter " << quarter << ": W banks " << w_banks;
+            << F::kTileRows << " rows, kw " << kw << ", quarter " << quarter << ": W banks " << w_banks;
       }
     }
   }
 }
 
 TEST(PrefillFusedLayout, AQuarterWarpsReadsHitEveryBankOnce) {
-  expect_reads_hit_every_bank_once<1>();
-  expect_reads_hit_every_bank_once<4>();
-  expect_reads_hit_every_bank_once<8>();
+  expect_reads_hit_every_bank_once<PrefillFusedM16N64>();
+  expect_reads_hit_every_bank_once<PrefillFusedM32N128>();
+  expect_reads_hit_every_bank_once<PrefillFusedM64N128>();
+  expect_reads_hit_every_bank_once<PrefillFusedM128N128>();
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FusedOnBackend, ::testing::ValuesIn(nvh::backend_names()),

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kernels/nvfp4_matmul/dispatch.h"
+#include "kernels/nvfp4_matmul/prefill_fused_plan.h"
 #include "kernels/nvfp4_matmul/route_runs.h"
 
 namespace nvfp4 {
@@ -122,17 +123,19 @@ constexpr RoutePredicate kFusedK128{
     "K % 128 == 0", [](const Problem& p, const Caps&) { return value("K", p.K); },
     [](const Problem& p, const Caps&) { return p.K % 128 == 0; }, "fused_k_not_multiple_of_128"};
 // The crossover with prefill_vec8 (dequant + cuBLAS GEMM), measured on the
-// H200 at 08:37 UTC 2026-12-01 by `nvfp4-harness bench --group msweep`
-// (bf16, bias on and off, kernels back to back; PERF.md "prefill_fused"):
-// prefill_fused is faster at M = 9, 16 and 32 on all three shapes
-// (4096x4096: 17.5 against 25.5 us at M = 32; 14336x4096: 61.8 against
-// 76.7; 4096x14336: 52.6 against 78.8), slower at M = 64 on two of them
-// (4096x4096: 37.3 against 24.8; 4096x14336: 118.7 against 80.8) and at
-// every M >= 128. A prefers, not a need: forcing takes it at any M.
+// H200 at 11:42 UTC 2026-12-01 by `nvfp4-harness bench --group msweep`
+// (bf16 with bias, kernel time of calls back to back; PERF.md
+// "prefill_fused"), the fused kernel with its tiled copies and 64- and
+// 128-row warp-tile shapes: prefill_fused is faster at M = 9, 16, 32 and 64
+// on all three shapes (M = 64: 4096x4096 20.0 against 24.7 us, 14336x4096
+// 42.5 against 78.4, 4096x14336 41.1 against 81.1); at M = 128 its best
+// shape is not faster on two (4096x4096 29.0 against 28.8, 14336x4096 82.0
+// against 79.3), and every M >= 256 is slower on all three. A prefers, not a
+// need: forcing takes it at any M.
 constexpr RoutePredicate kFusedMAtMostCrossover{
-    "M <= 32", [](const Problem& p, const Caps&) { return value("M", p.M); },
+    "M <= 64", [](const Problem& p, const Caps&) { return value("M", p.M); },
     [](const Problem& p, const Caps&) { return p.M <= kFusedMaxM; }, "fused_m_above_crossover"};
-static_assert(kFusedMaxM == 32, "kFusedMAtMostCrossover's statement says 32");
+static_assert(kFusedMaxM == 64, "kFusedMAtMostCrossover's statement says 64");
 constexpr RoutePredicate kFusedSm80{
     "sm >= 80", [](const Problem&, const Caps& c) { return value("sm", c.sm); },
     [](const Problem&, const Caps& c) { return c.sm >= kMinMmaSm; }, "fused_sm_below_80"};
@@ -193,16 +196,9 @@ const char* gemv_scalar_variant(const Problem& p) {
   }
 }
 
-// The tiles of 16 rows of A one prefill_fused block holds.
+// prefill_fused's block shape and K slices (prefill_fused_plan.h).
 const char* prefill_fused_variant(const Problem& p) {
-  switch (prefill_fused_m_tiles(p.M)) {
-    case 1:
-      return "m16";
-    case 4:
-      return "m64";
-    default:
-      return "m128";
-  }
+  return prefill_fused_variant_name(prefill_fused_plan(p.M, p.N, p.K));
 }
 
 // ---------------------------------------------------------------------------

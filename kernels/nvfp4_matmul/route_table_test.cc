@@ -82,7 +82,7 @@ TEST(RouteTable, ListingNamesEveryRouteItsReasonsAndNeeds) {
       << text;
   EXPECT_NE(text.find("prefill_fused: fused_mma\n  needs: M > 0; N > 0; K > 0; block_size == 16; "
                       "A and B 16-byte, weight_scale 4-byte aligned; K % 128 == 0; sm >= 80\n"
-                      "  taken (not forced) only where: M <= 32\n"),
+                      "  taken (not forced) only where: M <= 64\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("prefill_scalar: odd_block_size k_not_multiple_of_8 unaligned\n  needs: M > "
@@ -107,7 +107,7 @@ TEST(RouteTable, FlagsAreDesignMdsTable) {
       {Route::gemv_mma, {false, false, false, true, "m16n8k16"}},
       {Route::gemv_scalar, {false, false, false, true, "rows4"}},
       {Route::native_sm120, {true, false, true, false, "cublaslt_block_scaled_fp4"}},
-      {Route::prefill_fused, {false, false, false, true, "m16"}},
+      {Route::prefill_fused, {false, false, false, true, "m16n64"}},
       {Route::prefill_vec8, {false, true, false, true, "vec8"}},
       {Route::prefill_scalar, {false, true, false, true, "scalar"}},
   };

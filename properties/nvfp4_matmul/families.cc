@@ -16,6 +16,7 @@
 #include "kernels/nvfp4_matmul/native_sm120.cuh"
 #include "kernels/nvfp4_matmul/nvfp4_matmul.h"
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
+#include "kernels/nvfp4_matmul/prefill_fused_plan.h"
 #include "kernels/nvfp4_matmul/prefill_scalar.cuh"
 #include "kernels/nvfp4_matmul/prefill_vec8.cuh"
 #include "kernels/nvfp4_matmul/scale_layout.h"
@@ -458,10 +459,11 @@ std::string str(int64_t v) { return std::to_string(v); }
 //                    a half last stage (K % kStageK == kStepK); A pre-paired or through the
 //                    L1 (activations_fit); wide or 4-byte scale copies (wide_scales); warps
 //                    past the last tile; rows past N in a tile; fragment columns past M.
-//   prefill_fused.cuh PrefillFused: its block shapes (1, 4, 8 tiles of A), a last K stage
-//                    shorter than the block's K warps, more stages than kStages, blocks over M
-//                    (grid.y; past 65535 tiles only in prefill_fused_test.cc, by shape()) and
-//                    over N with rows of W past N: the prefill_fused family's aims.
+//   prefill_fused.cuh PrefillFused: its four block shapes, K split across blocks (parts, then
+//                    prefill_fused_sum.cuh), a slice ending in a stage shorter than the block's
+//                    K warps, more stages than kStages, blocks over M (grid.y; past 65535
+//                    tiles only in prefill_fused_test.cc, by shape()) and over N with rows of
+//                    W past N: the prefill_fused family's aims.
 //   native_sm120.cuh ActAmaxPartial <= kMaxBlocks (1024) blocks, ActGlobalScale's lanes
 //                    folding several partials, ActQuantize and ScaleRetile <= kMaxBlocks
 //                    (4096): an sm_12x GPU only (hardware-gated elsewhere).
@@ -1175,42 +1177,50 @@ Family alignment() {
 
 // ---- prefill_fused and the routes that stand in for it ----
 
-// Aims for what the fused kernel's own sizes decide (prefill_fused.cuh):
-// each block shape, a last stage of fewer steps than the block's K warps,
-// more stages than its pipeline holds, several blocks over M and over N,
-// rows of W past N in the last block, and M at the crossover.
-template <int kMTiles>
-void fused_block_aim(Family& f, std::size_t* out) {
-  using F = PrefillFused<kMTiles>;
-  *out =
-      add_aim(f,
-              "prefill_fused with " + str(kMTiles) + " tile(s) of A a block (" + str(F::kTileRows) +
-                  " rows, " + str(F::kKWarps) + " K warps, " + str(F::kStages) + " stages)",
-              [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
-                return took(v, Route::prefill_fused) && prefill_fused_m_tiles(s.M) == kMTiles;
-              });
+// What the families need of prefill_fused's block shapes (prefill_fused.cuh).
+struct FusedFacts {
+  int64_t rows, cols, k_warps, stages;
+};
+template <class F>
+FusedFacts fused_facts_of() {
+  return {F::kTileRows, F::kTileCols, F::kKWarps, F::kStages};
+}
+FusedFacts fused_facts(FusedShape shape) {
+  switch (shape) {
+    case FusedShape::m16n64:
+      return fused_facts_of<PrefillFusedM16N64>();
+    case FusedShape::m32n128:
+      return fused_facts_of<PrefillFusedM32N128>();
+    case FusedShape::m64n128:
+      return fused_facts_of<PrefillFusedM64N128>();
+    default:
+      return fused_facts_of<PrefillFusedM128N128>();
+  }
+}
+FusedPlan fused_plan(const CaseSpec& s) { return prefill_fused_plan(s.M, s.N, s.K); }
+FusedFacts fused_facts(const CaseSpec& s) { return fused_facts(fused_plan(s).shape); }
+
+// Aims for what the fused kernel's own sizes decide (prefill_fused.cuh,
+// prefill_fused_plan.h): each block shape, K split across blocks, a stage
+// of fewer steps than the block's K warps, more stages than its pipeline
+// holds, several blocks over M and over N, rows of W past N in the last
+// block, and M at the crossover.
+std::size_t fused_shape_aim(Family& f, FusedShape shape) {
+  const FusedFacts facts = fused_facts(shape);
+  const FusedPlan plan{shape, 1};
+  return add_aim(f,
+                 std::string("prefill_fused in blocks of shape ") +
+                     prefill_fused_variant_name(plan) + " (" + str(facts.k_warps) + " K warps, " +
+                     str(facts.stages) + " stages)",
+                 [shape](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                   return took(v, Route::prefill_fused) && fused_plan(s).shape == shape;
+                 });
 }
 
-// kKWarps and kStages of the block shape M takes.
-int fused_k_warps(int64_t M) {
-  switch (prefill_fused_m_tiles(M)) {
-    case 1:
-      return PrefillFused<1>::kKWarps;
-    case 4:
-      return PrefillFused<4>::kKWarps;
-    default:
-      return PrefillFused<8>::kKWarps;
-  }
-}
-int fused_stages(int64_t M) {
-  switch (prefill_fused_m_tiles(M)) {
-    case 1:
-      return PrefillFused<1>::kStages;
-    case 4:
-      return PrefillFused<4>::kStages;
-    default:
-      return PrefillFused<8>::kStages;
-  }
+// The steps of K the largest slice holds.
+int64_t fused_slice_steps(const CaseSpec& s) {
+  const int64_t slices = fused_plan(s).k_slices;
+  return (s.K / 128 + slices - 1) / slices;
 }
 
 Family prefill_fused() {
@@ -1220,30 +1230,37 @@ Family prefill_fused() {
            {},
            rc::gen::just(CaseSpec{}),
            {}};  // random is set below
-  std::size_t blocks[3];
-  fused_block_aim<1>(f, &blocks[0]);
-  fused_block_aim<4>(f, &blocks[1]);
-  fused_block_aim<8>(f, &blocks[2]);
-  const auto short_stage =
-      add_aim(f, "prefill_fused's last stage holds fewer 128-k steps than the block has K warps",
+  const std::size_t blocks[4] = {fused_shape_aim(f, FusedShape::m16n64),
+                                 fused_shape_aim(f, FusedShape::m32n128),
+                                 fused_shape_aim(f, FusedShape::m64n128),
+                                 fused_shape_aim(f, FusedShape::m128n128)};
+  const auto split =
+      add_aim(f, "prefill_fused splits K across blocks: parts, then prefill_fused_sum",
               [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
-                return took(v, Route::prefill_fused) && (s.K / 128) % fused_k_warps(s.M) != 0;
+                return took(v, Route::prefill_fused) && fused_plan(s).k_slices > 1;
+              });
+  const auto short_stage =
+      add_aim(f, "prefill_fused's slice ends in a stage of fewer 128-k steps than its K warps",
+              [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                return took(v, Route::prefill_fused) &&
+                       fused_slice_steps(s) % fused_facts(s).k_warps != 0;
               });
   const auto deep =
       add_aim(f, "prefill_fused streams more stages than its pipeline holds (kStages)",
               [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
-                const int64_t steps = s.K / 128, kw = fused_k_warps(s.M);
-                return took(v, Route::prefill_fused) && (steps + kw - 1) / kw > fused_stages(s.M);
+                const FusedFacts facts = fused_facts(s);
+                return took(v, Route::prefill_fused) &&
+                       (fused_slice_steps(s) + facts.k_warps - 1) / facts.k_warps > facts.stages;
               });
   const auto m_blocks =
-      add_aim(f, "prefill_fused with more than one block over M (M > 16 * its tiles of A a block)",
+      add_aim(f, "prefill_fused with more than one block over M",
               [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
-                return took(v, Route::prefill_fused) && s.M > 16 * prefill_fused_m_tiles(s.M);
+                return took(v, Route::prefill_fused) && s.M > fused_facts(s).rows;
               });
   const auto n_past =
       add_aim(f, "prefill_fused with several blocks over N, the last holding rows of W past N",
               [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
-                const int64_t cols = 16 * (8 / fused_k_warps(s.M));
+                const int64_t cols = fused_facts(s).cols;
                 return took(v, Route::prefill_fused) && s.N > cols && s.N % cols != 0;
               });
   const auto crossover =
@@ -1254,27 +1271,28 @@ Family prefill_fused() {
   // Past the crossover (M > kFusedMaxM) the chain takes prefill_vec8, so the
   // larger block shapes are forced (the crossover is a preference, not a need).
   const auto force = [](CaseSpec c) {
-    c.options.force_route = Route::prefill_fused;
+    if (c.M > kFusedMaxM) c.options.force_route = Route::prefill_fused;
     return c;
   };
   aimed(f, make_case("", 9, 32, 128, 16, DType::fp16, true, false, 1), {blocks[0], short_stage});
-  aimed(f, make_case("", 16, 33, 640, 16, DType::bf16, false, true, 2),
-        {blocks[0], short_stage, n_past});
-  aimed(f, make_case("", 12, 20, 2560, 16, DType::fp16, true, false, 2), {blocks[0], deep});
-  aimed(f, make_case("", 17, 31, 2560, 16, DType::fp16, true, true, 3),
-        {blocks[0], deep, m_blocks});
-  aimed(f, make_case("", 32, 80, 384, 16, DType::bf16, true, false, 4),
-        {blocks[0], short_stage, n_past, m_blocks});
-  aimed(f, force(make_case("", 33, 65, 256, 16, DType::fp16, false, false, 5)),
-        {blocks[1], n_past});
-  aimed(f, force(make_case("", 64, 7, 1152, 16, DType::bf16, true, true, 6)),
-        {blocks[1], short_stage, deep});
+  aimed(f, make_case("", 16, 65, 640, 16, DType::bf16, false, true, 2),
+        {blocks[0], split, short_stage, n_past});
+  aimed(f, make_case("", 12, 20, 2560, 16, DType::fp16, true, false, 2), {blocks[0], split});
+  aimed(f, make_case("", 17, 31, 1024, 16, DType::fp16, true, true, 3), {blocks[1], split});
+  aimed(f, make_case("", 32, 130, 1152, 16, DType::bf16, true, false, 4),
+        {blocks[1], split, short_stage, n_past});
+  aimed(f, force(make_case("", 33, 65, 256, 16, DType::fp16, false, false, 5)), {blocks[2]});
+  aimed(f, force(make_case("", 64, 7, 2304, 16, DType::bf16, true, true, 6)),
+        {blocks[2], split, short_stage});
   aimed(f, force(make_case("", 65, 130, 512, 16, DType::fp16, true, true, 7)),
-        {blocks[2], deep, n_past});
-  aimed(f, force(make_case("", 129, 16, 256, 16, DType::bf16, false, false, 8)),
-        {blocks[2], m_blocks});
+        {blocks[2], m_blocks, n_past});
+  aimed(f, force(make_case("", 130, 136, 1024, 16, DType::fp16, true, true, 7)),
+        {blocks[3], deep, n_past});
+  aimed(f, force(make_case("", 129, 16, 1280, 16, DType::bf16, false, false, 8)),
+        {blocks[3], split, m_blocks});
+  aimed(f, force(make_case("", 40, 8, 128, 16, DType::fp16, true, true, 9)), {blocks[2]});
   aimed(f, make_case("", kFusedMaxM, 8, 128, 16, DType::fp16, true, true, 9),
-        {blocks[0], m_blocks, crossover});
+        {crossover});
   f.random = cases(
       f.name,
       [](const std::vector<int64_t>& d) {

@@ -1,0 +1,40 @@
+// How prefill_fused runs a problem: which block shape (prefill_fused.cuh)
+// and how many slices of K across blocks. A function of M, N and K alone,
+// never of the device, so every backend (the host executor included) adds
+// the same parts in the same order and computes the same bits.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace nvfp4 {
+
+// The block shapes, named by the rows of A x rows of W one block holds.
+enum class FusedShape : uint8_t { m16n64, m32n128, m64n128, m128n128 };
+
+struct FusedPlan {
+  FusedShape shape;
+  int32_t k_slices;  // 1: the blocks write Y; more: fp32 parts, then prefill_fused_sum
+};
+
+// The multiprocessors the split fills: the H200's, where the shapes were
+// timed (PERF.md). A fixed number, not the device's: see above.
+inline constexpr int64_t kFusedPlanMultiprocessors = 132;
+inline constexpr int32_t kFusedMaxKSlices = 8;
+
+// The shape by M (the smallest that holds M's rows, 128 rows a block above
+// 64); then, when the shape's blocks over M and N leave some of the plan's
+// multiprocessors without a block, the slices of K (1..8) that move the
+// fewest bytes per wave-filled time (prefill_fused_plan.cc, split_cost), the
+// fewest on a tie. A slice holds at least one 128-k step, and the parts fit
+// in half the operator's [N, K] scratch (k_slices * 4 * M <= K).
+FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K);
+
+// "m16n64", ...; with k_slices > 1 "m16n64/k4" (the route log's variant).
+const char* prefill_fused_variant_name(const FusedPlan& plan);
+
+// Bytes of workspace the plan's parts take (0 for one slice), with room to
+// align them to 16 bytes inside a scratch that is only 2-byte aligned.
+std::size_t prefill_fused_workspace_bytes(int64_t M, int64_t N, const FusedPlan& plan);
+
+}  // namespace nvfp4

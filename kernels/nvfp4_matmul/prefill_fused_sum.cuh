@@ -1,0 +1,66 @@
+// prefill_fused_sum: the second kernel of prefill_fused when its plan splits
+// K across blocks (prefill_fused.cuh, k_slices > 1). Each block of the first
+// kernel wrote its slice's fp32 sums to parts[z][m][n]; this adds them in the
+// fixed order z = 0, 1, ..., S - 1 (so the bits never depend on which block
+// finished first), then does what prefill_fused does with one slice: the
+// fast path's 2^p restore, the bias, one rounding (store_gemv_output).
+//
+// One thread per output, a grid-stride loop: consecutive threads read
+// consecutive floats of each part and write consecutive outputs.
+#pragma once
+
+#include <cstdint>
+
+#include "harness/kernel_ctx.h"
+#include "harness/portable_math.h"
+#include "kernels/nvfp4_matmul/gemv_mma.cuh"
+#include "kernels/nvfp4_matmul/gemv_output.cuh"
+#include "kernels/nvfp4_matmul/prefill_fused.cuh"
+#include "kernels/nvfp4_matmul/probes.h"
+
+namespace nvfp4 {
+
+struct PrefillFusedSum {
+  using Params = PrefillFusedParams;
+  static constexpr uint32_t kMaxBlockThreads = 256;
+  // Enough blocks to cover the outputs of the plans' shapes in one pass on a
+  // large GPU; the loop covers the rest.
+  static constexpr int64_t kMaxBlocks = 4096;
+
+  static nvh::LaunchShape shape(const Params& p) {
+    const int64_t outputs = p.M * p.N;
+    const int64_t blocks = (outputs + kMaxBlockThreads - 1) / kMaxBlockThreads;
+    nvh::LaunchShape s;
+    s.block = {kMaxBlockThreads, 1, 1};
+    s.grid = {static_cast<uint32_t>(blocks < kMaxBlocks ? blocks : kMaxBlocks), 1, 1};
+    return s;
+  }
+
+  template <nvh::HalfKind kKind, class Ctx>
+  NVH_HD static void run_kind(Ctx& ctx, const Params& p) {
+    const float gs = nvh::load_generic_f32(p.global_scale);
+    const float restore =
+        GemvMma::fast_g<kKind>(gs) ? GemvMma::fast_scales<kKind>(gs).restore : 1.0f;
+    const int64_t outputs = p.M * p.N;
+    const int64_t stride = int64_t{ctx.grid_dim().x} * kMaxBlockThreads;
+    for (int64_t o = int64_t{ctx.block_idx().x} * kMaxBlockThreads + ctx.thread_idx().x;
+         NVFP4_PROBE(o < outputs); o += stride) {
+      float sum = nvh::load_generic_f32(p.parts + o);
+      for (int32_t z = 1; NVFP4_PROBE(z < p.k_slices); ++z) {
+        sum = nvh::add_rn(sum, nvh::load_generic_f32(p.parts + z * outputs + o));
+      }
+      store_gemv_output<kKind>(p, nvh::mul_rn(sum, restore), o / p.N, o % p.N);
+    }
+  }
+
+  template <class Ctx>
+  NVH_HD static void body(Ctx& ctx, const Params& p) {
+    if (NVFP4_PROBE(p.kind == nvh::HalfKind::fp16)) {
+      run_kind<nvh::HalfKind::fp16>(ctx, p);
+    } else {
+      run_kind<nvh::HalfKind::bf16>(ctx, p);
+    }
+  }
+};
+
+}  // namespace nvfp4
