@@ -179,8 +179,9 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   nvfp4::BenchOptions bo;
   bench
       ->add_option("--group", bo.groups,
-                   "prefill, sweep, decode or msweep (repeatable; default all)")
-      ->check(CLI::IsMember({"prefill", "sweep", "decode", "msweep"}));
+                   "prefill, sweep, decode, msweep or depth (repeatable; default all but "
+                   "depth)")
+      ->check(CLI::IsMember({"prefill", "sweep", "decode", "msweep", "depth"}));
   bench->add_option("--reps", bo.reps, "timed launches per case (median taken)")
       ->check(kWholeNumber)
       ->check(CLI::Range(100, 100000))

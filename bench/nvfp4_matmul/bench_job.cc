@@ -9,7 +9,11 @@
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
+#include "bench/nvfp4_matmul/gemv_depth.cuh"
+#include "bench/nvfp4_matmul/gemv_slice_sum.cuh"
+#include "bench/nvfp4_matmul/gemv_sliced.cuh"
 #include "bench/nvfp4_matmul/launch_floor.cuh"
 #include "bench/nvfp4_matmul/pattern_copy.cuh"
 #include "bench/nvfp4_matmul/read_alone.cuh"
@@ -390,6 +394,111 @@ void msweep_group(nvh::Backend& backend, Bench& bench, std::vector<int64_t> ms) 
   }
 }
 
+// gemv_mma's kernel at kStagesA stages (where A is not pre-paired), past
+// the dispatcher, with the route's own split.
+template <int kStagesA>
+void time_gemv_depth(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets, const Shape& s) {
+  bench.time_on(
+      sets, "depth", "gemv_mma " + std::to_string(kStagesA) + " stages " + shape_name(s), "gemv", s,
+      gemv_bytes(s), 2.0 * s.M * s.N * s.K, [&backend](InputSet& in) {
+        const MatmulArgs& a = in.args;
+        const Problem p = describe_problem(a);
+        const GemvMma::Params params{
+            {static_cast<const uint16_t*>(a.A.data), static_cast<const uint8_t*>(a.B.data),
+             static_cast<const uint8_t*>(a.weight_scale.data),
+             static_cast<const float*>(a.weight_scale_2.data),
+             static_cast<const uint16_t*>(a.bias.data), static_cast<uint16_t*>(a.Y.data), p.M, p.N,
+             p.K, half_kind(p.dtype)},
+            GemvMma::split_for(p.N, p.K, gemv_mma_target_warps(backend.caps().multiprocessors))};
+        nvh::launch<GemvMmaDepth<kStagesA>>(backend, GemvMmaDepth<kStagesA>::shape(params), params);
+      });
+}
+
+// gemv_mma with each tile's K in `slices` blocks and the fixed-order sum
+// of their parts (gemv_sliced.cuh): both kernels in each timed call.
+void time_gemv_sliced(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets, const Shape& s,
+                      uint32_t slices) {
+  nvh::Buffer partial(backend, static_cast<std::size_t>(slices * s.M * s.N) * 4, "partial sums");
+  bench.time_on(sets, "depth", "gemv_mma " + std::to_string(slices) + " K slices " + shape_name(s),
+                "gemv", s, gemv_bytes(s), 2.0 * s.M * s.N * s.K, [&](InputSet& in) {
+                  const MatmulArgs& a = in.args;
+                  const GemvOperands out{static_cast<const uint16_t*>(a.A.data),
+                                         static_cast<const uint8_t*>(a.B.data),
+                                         static_cast<const uint8_t*>(a.weight_scale.data),
+                                         static_cast<const float*>(a.weight_scale_2.data),
+                                         static_cast<const uint16_t*>(a.bias.data),
+                                         static_cast<uint16_t*>(a.Y.data),
+                                         s.M,
+                                         s.N,
+                                         s.K,
+                                         half_kind(s.dtype)};
+                  GemvMmaSliced::Params p;
+                  static_cast<GemvOperands&>(p) = out;
+                  p.split = GemvMma::kWarps;
+                  p.slices = slices;
+                  p.partial = static_cast<float*>(partial.data());
+                  GemvMmaSliced::check(p);
+                  nvh::launch<GemvMmaSliced>(backend, GemvMmaSliced::shape(p), p);
+                  const GemvSliceSum::Params q{out, p.partial, slices};
+                  nvh::launch<GemvSliceSum>(backend, GemvSliceSum::shape(q), q);
+                });
+}
+
+// prefill_vec8's kernel with kRows rows per thread (the route runs 4).
+template <int kRows>
+void time_vec8_rows(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets, const Shape& s) {
+  bench.time_on(sets, "depth", "vec8 " + std::to_string(kRows) + " rows/thread " + shape_name(s),
+                "dequant", s, dequant_bytes(s), 0, [&backend, s](InputSet& in) {
+                  const DequantParams p{static_cast<const uint8_t*>(in.B.data()),
+                                        static_cast<const uint8_t*>(in.scales.data()),
+                                        static_cast<const float*>(in.g.data()),
+                                        static_cast<uint16_t*>(in.scratch.data()),
+                                        s.N,
+                                        s.K,
+                                        s.block_size,
+                                        s.K / s.block_size,
+                                        half_kind(s.dtype)};
+                  nvh::launch<DequantChunk<8, kRows>>(backend, DequantChunk<8, kRows>::shape(p), p);
+                });
+}
+
+// Issue 16 item 7: gemv_mma's pipeline depth where A is not pre-paired
+// (5120 x 25600 at every M; 4096 x 4096 at M = 8), the route's kernel on the
+// same sets; prefill_vec8's rows per thread, with the memset of the scratch
+// (the write floor) on the same sets. Every row timed back to back too.
+void depth_group(nvh::Backend& backend, Bench& bench) {
+  for (auto [N, K, M] : {std::tuple<int64_t, int64_t, int64_t>{5120, 25600, 1},
+                         {5120, 25600, 4},
+                         {5120, 25600, 8},
+                         {4096, 4096, 8}}) {
+    const Shape s{M, N, K};
+    const Bench::Sets sets = bench.make_sets(s);
+    time_gemv_depth<2>(backend, bench, sets, s);
+    time_gemv_depth<3>(backend, bench, sets, s);
+    time_gemv_depth<4>(backend, bench, sets, s);
+    time_gemv_depth<6>(backend, bench, sets, s);
+    if (s.K == 25600) {
+      for (uint32_t slices : {2u, 3u, 4u}) time_gemv_sliced(backend, bench, sets, s, slices);
+    }
+    Options o;
+    o.force_route = Route::gemv_mma;
+    bench.time_on(sets, "depth", "gemv_mma route " + shape_name(s), "gemv", s, gemv_bytes(s),
+                  2.0 * M * N * K,
+                  [&backend, o](InputSet& in) { run_matmul(backend, in.args, o); });
+  }
+  for (auto [N, K] : {std::pair<int64_t, int64_t>{4096, 4096}, {6144, 2048}, {2048, 6144}}) {
+    const Shape s{1024, N, K};
+    const Bench::Sets sets = bench.make_sets(s);
+    bench.time_on(sets, "depth", "cudaMemset of the scratch alone " + shape_name(s), "fill", s,
+                  2.0 * s.N * s.K, 0,
+                  [&](InputSet& in) { backend.fill(in.scratch.data(), 0x3C, in.scratch.bytes()); });
+    time_vec8_rows<2>(backend, bench, sets, s);
+    time_vec8_rows<4>(backend, bench, sets, s);
+    time_vec8_rows<8>(backend, bench, sets, s);
+    time_vec8_rows<16>(backend, bench, sets, s);
+  }
+}
+
 bool wanted(const BenchOptions& o, const std::string& group) {
   return o.groups.empty() || std::find(o.groups.begin(), o.groups.end(), group) != o.groups.end();
 }
@@ -413,6 +522,9 @@ BenchReport run_bench(nvh::Backend& backend, const BenchOptions& o, std::ostream
   if (wanted(o, "sweep")) sweep_group(backend, bench);
   if (wanted(o, "decode")) decode_group(backend, bench);
   if (wanted(o, "msweep")) msweep_group(backend, bench, o.msweep_m);
+  if (std::find(o.groups.begin(), o.groups.end(), "depth") != o.groups.end()) {
+    depth_group(backend, bench);  // only when asked for: variants, not routes
+  }
   return r;
 }
 

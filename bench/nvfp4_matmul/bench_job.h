@@ -20,7 +20,9 @@ struct BenchOptions {
   int reps = 100;
   // empty: all ("prefill", "decode", "sweep", "msweep"); "msweep" is the M
   // sweep of issue 16 (prefill_fused, dequant + GEMM, cuBLAS alone, the
-  // weights read alone), timed back to back.
+  // weights read alone), timed back to back. "depth" runs only when named:
+  // variants of gemv_mma (pipeline depth, K across blocks) and prefill_vec8
+  // (rows per thread) beside the routes.
   std::vector<std::string> groups;
   // The M values of group msweep; empty: issue 16's ten, 9 to 8192.
   std::vector<int64_t> msweep_m;

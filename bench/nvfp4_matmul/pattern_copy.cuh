@@ -9,12 +9,13 @@
 
 #include "harness/kernel_ctx.h"
 #include "harness/portable_math.h"
+#include "kernels/nvfp4_matmul/prefill_vec8.cuh"
 
 namespace nvfp4 {
 
 struct PatternCopy {
   static constexpr uint32_t kMaxBlockThreads = 256;
-  static constexpr int kRowsPerThread = 4;
+  static constexpr int kRowsPerThread = PrefillVec8::kRowsPerThread;  // the route's grid
 
   struct Params {
     const uint8_t* packed;  // [N, K/2]

@@ -41,11 +41,12 @@
 //     as it is.
 //
 // Weights and their scales stream in through shared memory with cp.async,
-// kStages stages ahead, so many bytes are in flight per warp without holding
-// registers. The copy is shaped for the L2, which bounded this kernel when
-// each lane copied its own bytes: on the H200 the L2's tag lookups ran at
-// 79 % of their peak while DRAM ran at 45 %, one lookup per 32-byte sector
-// filled from DRAM plus one per request from an SM (PERF.md). So every copy
+// a stage ahead (kPrePairedStages, kStagesFromA), so many bytes are in
+// flight per warp without holding registers. The copy is shaped for the L2,
+// which bounded this kernel when each lane copied its own bytes: on the
+// H200 the L2's tag lookups ran at 79 % of their peak while DRAM ran at
+// 45 %, one lookup per 32-byte sector filled from DRAM plus one per request
+// from an SM (PERF.md). So every copy
 // instruction asks for whole 128-byte rows (four sectors per request), the
 // warp copying cooperatively and lanes then reading what others copied (a
 // warp barrier between). A stage is therefore two 128-k steps, a half stage
@@ -81,17 +82,27 @@ struct GemvMma {
   // One pipeline stage: two steps, so a row's codes in a stage are one whole
   // 128-byte line, copied by one L2 request (see the header comment).
   static constexpr int64_t kStageK = 2 * kStepK;
-  // Two stages per warp: one being read while the next lands. With 24
-  // warps that still keeps about 55 KB in flight per multiprocessor; deeper
-  // pipelines (3 and 4 stages, measured in the same run) were slower, most
-  // at M = 8, because the shared memory they took shrank the L1 that then
-  // served the activations (PERF.md).
-  static constexpr int kStages = 2;
+  // Stages per warp when A is pre-paired in shared memory: two, one being
+  // read while the next lands. With 24 warps that still keeps about 55 KB in
+  // flight per multiprocessor; deeper pipelines (3 and 4 stages, measured in
+  // the same run on the lm_head) were slower, most at M = 8, because the
+  // shared memory they took shrank the L1 that then served the activations
+  // (PERF.md).
+  static constexpr int kPrePairedStages = 2;
+  // Stages per warp when A is read from global memory (too large to
+  // pre-pair, e.g. K = 25600): two as well. Deeper pipelines were slower
+  // there too, 2 / 3 / 4 / 6 stages 29.8 / 31.7 / 33.3 / 46.5 us at
+  // 5120 x 25600, M = 1, and likewise at M = 4 and 8 and at 4096 x 4096,
+  // M = 8 (H200, kernel time, bench group depth, 2026-12-01): more bytes in
+  // flight per warp is not what that shape lacks (PERF.md).
+  static constexpr int kStagesFromA = 2;
   static constexpr uint32_t kRowBytes = kStageK / 2;        // 128: a row's codes in a stage
   static constexpr uint32_t kScaleRowBytes = kStageK / 16;  // 16: a row's scales in a stage
   static constexpr uint32_t kCodeBytes = 16 * kRowBytes;
   static constexpr uint32_t kStageBytes = kCodeBytes + 16 * kScaleRowBytes;  // 2304 per warp
-  static constexpr uint32_t kPipelineBytes = kWarps * kStages * kStageBytes;
+  NVH_HD static constexpr uint32_t pipeline_bytes(int stages) {
+    return kWarps * static_cast<uint32_t>(stages) * kStageBytes;
+  }
 
   // A copied into shared memory, pre-paired, when it takes at most this many
   // bytes: three blocks of 8 x 2 x 2304 bytes of pipeline and this still fit
@@ -155,15 +166,19 @@ struct GemvMma {
     return split;
   }
 
-  static nvh::LaunchShape shape(const Params& p) {
+  // `stages_from_a`: the pipeline depth when A is not pre-paired (the
+  // route's kStagesFromA; the bench times others, GemvMmaDepth).
+  static nvh::LaunchShape shape(const Params& p, int stages_from_a = kStagesFromA) {
     const int64_t tiles = (p.N + 15) / 16, tiles_per_block = kWarps / p.split;
     nvh::LaunchShape s;
     s.block = {kMaxBlockThreads, 1, 1};
     s.grid = {static_cast<uint32_t>((tiles + tiles_per_block - 1) / tiles_per_block), 1, 1};
     // The pipeline first (split-K parts park their sums in their own
     // stages), then the pre-paired activations.
-    const int64_t prepaired = activations_fit(p.M, p.K) ? prepaired_bytes(p.M, p.K) : 0;
-    s.shared_bytes = kPipelineBytes + static_cast<uint32_t>(prepaired);
+    const bool fit = activations_fit(p.M, p.K);
+    const int64_t prepaired = fit ? prepaired_bytes(p.M, p.K) : 0;
+    s.shared_bytes =
+        pipeline_bytes(fit ? kPrePairedStages : stages_from_a) + static_cast<uint32_t>(prepaired);
     s.uses_collectives = true;
     return s;
   }
@@ -402,23 +417,27 @@ struct GemvMma {
   };
 
   NVH_HD static uint8_t* slot(const LoopShape& s, int i) { return s.warp_stages + i * kStageBytes; }
-  NVH_HD static int following(int i) { return kStages == 2 ? i ^ 1 : i == kStages - 1 ? 0 : i + 1; }
+  template <int kStages>
+  NVH_HD static int following(int i) {
+    return kStages == 2 ? i ^ 1 : i == kStages - 1 ? 0 : i + 1;
+  }
 
   // The stages of this warp's share of K, each copied in while an earlier
   // one is read, with the weights of the fast path (kContract false) or the
   // contract path (`tensor_scale` = weight_scale_2, used only there). Two
   // copies of the loop, so each path's is straight code.
-  template <nvh::HalfKind kKind, bool kPrePaired, bool kWide, bool kContract, class Ctx>
+  template <nvh::HalfKind kKind, bool kPrePaired, bool kWide, bool kContract, int kStages,
+            class Ctx>
   NVH_HD NVH_INLINE static void stream(Ctx& ctx, const Params& p, const LoopShape& s,
                                        float tensor_scale, LoopState<kWide>& l) {
     for (int stage = s.part, read = 0; NVFP4_PROBE(stage <= s.last);
-         stage += s.split, read = following(read)) {
+         stage += s.split, read = following<kStages>(read)) {
       if (NVFP4_PROBE(l.next <= s.last)) {
         issue_stage(ctx, p, l.copy, slot(s, l.fill), !kWide && l.next == s.half_stage, s.lane);
       }
       ctx.cp_async_commit();
       l.next += s.split;
-      l.fill = following(l.fill);
+      l.fill = following<kStages>(l.fill);
       ctx.template cp_async_wait<kStages - 1>();  // this lane's copies of `stage` have landed
       ctx.sync_warp();                            // and so have the other lanes'
       const uint8_t* step_act = l.act;
@@ -434,7 +453,7 @@ struct GemvMma {
     }
   }
 
-  template <nvh::HalfKind kKind, bool kPrePaired, bool kWide, class Ctx>
+  template <nvh::HalfKind kKind, bool kPrePaired, bool kWide, int kStages, class Ctx>
   NVH_HD static void run(Ctx& ctx, const Params& p) {
     const uint32_t tiles_per_block = kWarps / p.split;
     const int64_t tile = int64_t{ctx.block_idx().x} * tiles_per_block + ctx.warp() / p.split;
@@ -444,7 +463,7 @@ struct GemvMma {
     const int g = static_cast<int>(lane / 4), t = static_cast<int>(lane % 4);
     // This warp's stages; after the loop, where a split-K part parks its sums.
     uint8_t* warp_stages = ctx.template shared_mem<uint8_t>() + ctx.warp() * kStages * kStageBytes;
-    uint8_t* prepaired = ctx.template shared_mem<uint8_t>() + kPipelineBytes;
+    uint8_t* prepaired = ctx.template shared_mem<uint8_t>() + pipeline_bytes(kStages);
     float d[4] = {0.f, 0.f, 0.f, 0.f};  // +0: the contract's sums start there
     const bool has_work = n0 < p.N && part < stages;
     // Loop state in 32 bits (K / 256 < 2^31 whenever a row of B, K / 2
@@ -460,7 +479,7 @@ struct GemvMma {
                        {0.f, 0.f, 0.f, 0.f}};
 
     // The first weights are on their way while the block pre-pairs A (when it does).
-    for (int s = 0; s < kStages - 1; ++s, l.next += split, l.fill = following(l.fill)) {
+    for (int s = 0; s < kStages - 1; ++s, l.next += split, l.fill = following<kStages>(l.fill)) {
       if (NVFP4_PROBE(has_work && l.next <= last)) {
         issue_stage(ctx, p, l.copy, slot(shape, l.fill), !kWide && l.next == half_stage, lane);
       }
@@ -484,9 +503,9 @@ struct GemvMma {
       // Its latency hides behind the first stage's copies.
       const float tensor_scale = nvh::load_generic_f32(p.global_scale);
       if (NVFP4_PROBE(fast_g<kKind>(tensor_scale))) {
-        stream<kKind, kPrePaired, kWide, false>(ctx, p, shape, 0.0f, l);
+        stream<kKind, kPrePaired, kWide, false, kStages>(ctx, p, shape, 0.0f, l);
       } else {
-        stream<kKind, kPrePaired, kWide, true>(ctx, p, shape, tensor_scale, l);
+        stream<kKind, kPrePaired, kWide, true, kStages>(ctx, p, shape, tensor_scale, l);
       }
       for (int i = 0; i < 4; ++i) d[i] = l.d[i];
     }
@@ -518,31 +537,38 @@ struct GemvMma {
     }
   }
 
-  template <nvh::HalfKind kKind, bool kPrePaired, class Ctx>
+  template <nvh::HalfKind kKind, bool kPrePaired, int kStages, class Ctx>
   NVH_HD static void run_scales(Ctx& ctx, const Params& p) {
     if (NVFP4_PROBE(wide_scales(p))) {
-      run<kKind, kPrePaired, true>(ctx, p);
+      run<kKind, kPrePaired, true, kStages>(ctx, p);
     } else {
-      run<kKind, kPrePaired, false>(ctx, p);
+      run<kKind, kPrePaired, false, kStages>(ctx, p);
     }
   }
 
-  template <nvh::HalfKind kKind, class Ctx>
+  template <nvh::HalfKind kKind, int kStagesA, class Ctx>
   NVH_HD static void run_kind(Ctx& ctx, const Params& p) {
     if (NVFP4_PROBE(activations_fit(p.M, p.K))) {
-      run_scales<kKind, true>(ctx, p);
+      run_scales<kKind, true, kPrePairedStages>(ctx, p);
     } else {
-      run_scales<kKind, false>(ctx, p);
+      run_scales<kKind, false, kStagesA>(ctx, p);
+    }
+  }
+
+  // The kernel with kStagesA stages when A is not pre-paired (launch it
+  // with shape(p, kStagesA)); the route runs kStagesFromA.
+  template <int kStagesA, class Ctx>
+  NVH_HD static void body_at(Ctx& ctx, const Params& p) {
+    if (NVFP4_PROBE(p.kind == nvh::HalfKind::fp16)) {
+      run_kind<nvh::HalfKind::fp16, kStagesA>(ctx, p);
+    } else {
+      run_kind<nvh::HalfKind::bf16, kStagesA>(ctx, p);
     }
   }
 
   template <class Ctx>
   NVH_HD static void body(Ctx& ctx, const Params& p) {
-    if (NVFP4_PROBE(p.kind == nvh::HalfKind::fp16)) {
-      run_kind<nvh::HalfKind::fp16>(ctx, p);
-    } else {
-      run_kind<nvh::HalfKind::bf16>(ctx, p);
-    }
+    body_at<kStagesFromA>(ctx, p);
   }
 };
 

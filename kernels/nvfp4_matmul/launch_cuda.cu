@@ -22,7 +22,8 @@ namespace nvh {
 NVFP4_INSTANTIATE(nvfp4::EmptyFill);
 NVFP4_INSTANTIATE(nvfp4::PrefillScalarOn<uint32_t>);
 NVFP4_INSTANTIATE(nvfp4::PrefillScalarOn<int64_t>);
-NVFP4_INSTANTIATE(nvfp4::DequantChunk<8>);
+NVFP4_INSTANTIATE(nvfp4::DequantChunk<8, 16>);  // the route, PrefillVec8
+NVFP4_INSTANTIATE(nvfp4::DequantChunk<8>);      // the bench's sweeps
 NVFP4_INSTANTIATE(nvfp4::DequantChunk<16>);
 NVFP4_INSTANTIATE(nvfp4::DequantChunk<32>);
 NVFP4_INSTANTIATE(nvfp4::BiasRound);

@@ -7,10 +7,11 @@
 // and a warp touches 128 contiguous packed bytes and 512 contiguous scratch
 // bytes. An even block_size keeps both nibbles of a byte under one scale.
 //
-// DequantChunk<kValues> is the same kernel with kValues values per thread;
-// the route runs kValues = 8. The benchmark's values-per-thread sweep runs 16
-// and 32 (needing K % 16 or K % 32 == 0) to test the published finding that
-// wider chunks cost bandwidth.
+// DequantChunk<kValues, kRows> is the same kernel with kValues values and
+// kRows rows per thread; the route runs kValues = 8, kRows = 16
+// (PrefillVec8). The benchmark's values-per-thread sweep runs 8, 16 and 32
+// (needing K % 16 or K % 32 == 0) at 4 rows to test the published finding
+// that wider chunks cost bandwidth, and its group depth times 2 to 16 rows.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +32,7 @@ struct DequantParams {
   nvh::HalfKind kind;
 };
 
-template <int kValues>
+template <int kValues, int kRows = 4>
 struct DequantChunk {
   static_assert(kValues == 8 || kValues == 16 || kValues == 32,
                 "one, two or four 32-bit words of codes");
@@ -42,8 +43,11 @@ struct DequantChunk {
 
   // Rows a thread dequantizes, all loads issued before the first row's work:
   // enough to spread its one-time setup and keep several loads in flight,
-  // few enough to leave the grid wide.
-  static constexpr int kRowsPerThread = 4;
+  // few enough to leave the grid wide. The route's 16 (PrefillVec8) against
+  // 2 / 4 / 8 on the H200: 13.9 against 15.1 / 14.5 / 14.1 us at
+  // 4096 x 4096, 10.8 against 11.5-11.9 at 6144 x 2048 and 2048 x 6144
+  // (kernel time, bench group depth, 2026-12-01).
+  static constexpr int kRowsPerThread = kRows;
 
   // Where a thread's chunk starts in the scale blocks: the block holding its
   // first value, and how many byte pairs remain in that block. The only
@@ -185,6 +189,6 @@ struct DequantChunk {
   }
 };
 
-using PrefillVec8 = DequantChunk<8>;
+using PrefillVec8 = DequantChunk<8, 16>;
 
 }  // namespace nvfp4

@@ -1,0 +1,55 @@
+// gemv_slice_sum: GemvMmaSliced's second kernel. Each thread owns one
+// output: it adds the slices' sums in slice order from +0 (a fixed order,
+// so the bits do not depend on timing), restores the fast path's power of
+// two and stores as gemv_mma does (bias, one rounding). Bench only.
+#pragma once
+
+#include <cstdint>
+
+#include "harness/kernel_ctx.h"
+#include "harness/portable_math.h"
+#include "kernels/nvfp4_matmul/gemv_mma.cuh"
+#include "kernels/nvfp4_matmul/gemv_output.cuh"
+
+namespace nvfp4 {
+
+struct GemvSliceSum {
+  static constexpr uint32_t kMaxBlockThreads = 256;
+  struct Params {
+    GemvOperands out;
+    const float* partial;  // [slices][M][N]
+    uint32_t slices;
+  };
+
+  template <nvh::HalfKind kKind, class Ctx>
+  NVH_HD static void sum(Ctx& ctx, const Params& p) {
+    const int64_t i = int64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x;
+    const int64_t outputs = p.out.M * p.out.N;
+    if (i >= outputs) return;
+    float s = nvh::load_generic_f32(p.partial + i);
+    for (uint32_t k = 1; k < p.slices; ++k)
+      s = nvh::add_rn(s, nvh::load_generic_f32(p.partial + k * outputs + i));
+    const float g = nvh::load_generic_f32(p.out.global_scale);
+    const float restore = GemvMma::fast_g<kKind>(g) ? GemvMma::fast_scales<kKind>(g).restore : 1.0f;
+    store_gemv_output<kKind>(p.out, nvh::mul_rn(s, restore), i / p.out.N, i % p.out.N);
+  }
+
+  template <class Ctx>
+  NVH_HD static void body(Ctx& ctx, const Params& p) {
+    if (p.out.kind == nvh::HalfKind::fp16) {
+      sum<nvh::HalfKind::fp16>(ctx, p);
+    } else {
+      sum<nvh::HalfKind::bf16>(ctx, p);
+    }
+  }
+
+  static nvh::LaunchShape shape(const Params& p) {
+    nvh::LaunchShape s;
+    s.block = {kMaxBlockThreads, 1, 1};
+    s.grid = {static_cast<uint32_t>((p.out.M * p.out.N + kMaxBlockThreads - 1) / kMaxBlockThreads),
+              1, 1};
+    return s;
+  }
+};
+
+}  // namespace nvfp4
