@@ -307,9 +307,8 @@ void sweep_group(nvh::Backend& backend, Bench& bench) {
 // whatever the plan would pick (prefill_fused_plan.h): the measurements the
 // plan's rules come from. The parts live in the input set's scratch.
 template <class F>
-void time_fused_shape(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets,
-                      const Shape& s, const char* shape_label, int32_t k_slices, double bytes,
-                      double flops) {
+void time_fused_shape(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets, const Shape& s,
+                      const char* shape_label, int32_t k_slices, double bytes, double flops) {
   bench.time_on(
       sets, "msweep",
       std::string("prefill_fused ") + shape_label + "/k" + std::to_string(k_slices) + " " +
@@ -318,15 +317,14 @@ void time_fused_shape(nvh::Backend& backend, Bench& bench, const Bench::Sets& se
         const MatmulArgs& a = in.args;
         const Problem p = describe_problem(a);
         const auto at = reinterpret_cast<std::uintptr_t>(in.scratch.data());
-        PrefillFusedParams params{{static_cast<const uint16_t*>(a.A.data),
-                                   static_cast<const uint8_t*>(a.B.data),
-                                   static_cast<const uint8_t*>(a.weight_scale.data),
-                                   static_cast<const float*>(a.weight_scale_2.data),
-                                   static_cast<const uint16_t*>(a.bias.data),
-                                   static_cast<uint16_t*>(a.Y.data), p.M, p.N, p.K,
-                                   half_kind(p.dtype)},
-                                  reinterpret_cast<float*>((at + 15) / 16 * 16),
-                                  k_slices};
+        PrefillFusedParams params{
+            {static_cast<const uint16_t*>(a.A.data), static_cast<const uint8_t*>(a.B.data),
+             static_cast<const uint8_t*>(a.weight_scale.data),
+             static_cast<const float*>(a.weight_scale_2.data),
+             static_cast<const uint16_t*>(a.bias.data), static_cast<uint16_t*>(a.Y.data), p.M, p.N,
+             p.K, half_kind(p.dtype)},
+            reinterpret_cast<float*>((at + 15) / 16 * 16),
+            k_slices};
         nvh::launch<F>(backend, F::shape(params), params);
         if (k_slices > 1) {
           nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(params), params);
@@ -335,14 +333,18 @@ void time_fused_shape(nvh::Backend& backend, Bench& bench, const Bench::Sets& se
 }
 
 // Every shape and split the plan could pick for M, around its choice.
-void time_fused_shapes(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets,
-                       const Shape& s, double bytes, double flops) {
+void time_fused_shapes(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets, const Shape& s,
+                       double bytes, double flops) {
   for (int32_t k : {1, 2, 4, 8}) {
     if (k * 4 * s.M > s.K) continue;  // parts over half the scratch
-    if (s.M <= 16) time_fused_shape<PrefillFusedM16N64>(backend, bench, sets, s, "m16n64", k, bytes, flops);
-    if (s.M <= 32) time_fused_shape<PrefillFusedM32N128>(backend, bench, sets, s, "m32n128", k, bytes, flops);
-    if (s.M <= 128) time_fused_shape<PrefillFusedM64N128>(backend, bench, sets, s, "m64n128", k, bytes, flops);
-    if (s.M >= 32) time_fused_shape<PrefillFusedM128N128>(backend, bench, sets, s, "m128n128", k, bytes, flops);
+    if (s.M <= 16)
+      time_fused_shape<PrefillFusedM16N64>(backend, bench, sets, s, "m16n64", k, bytes, flops);
+    if (s.M <= 32)
+      time_fused_shape<PrefillFusedM32N128>(backend, bench, sets, s, "m32n128", k, bytes, flops);
+    if (s.M <= 128)
+      time_fused_shape<PrefillFusedM64N128>(backend, bench, sets, s, "m64n128", k, bytes, flops);
+    if (s.M >= 32)
+      time_fused_shape<PrefillFusedM128N128>(backend, bench, sets, s, "m128n128", k, bytes, flops);
   }
 }
 

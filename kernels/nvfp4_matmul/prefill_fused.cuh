@@ -79,11 +79,11 @@ struct PrefillFused {
   static constexpr uint32_t kMaxBlockThreads = 32 * kWarps;
   static_assert(kWarps <= 8 && kStages >= 2, "blocks of up to 8 warps, two stages or more");
 
-  static constexpr int64_t kStepK = 128;                     // one warp's k of a stage
-  static constexpr int64_t kStageK = kKWarps * kStepK;       // the block's k of a stage
-  static constexpr int kTileRows = 16 * kMTiles * kMWarps;   // rows of A a block holds (BM)
-  static constexpr int kTileCols = 8 * kNTiles * kNWarps;    // rows of W a block holds (BN)
-  static constexpr uint32_t kARowBytes = kStageK * 2;        // a row of A in a stage
+  static constexpr int64_t kStepK = 128;                    // one warp's k of a stage
+  static constexpr int64_t kStageK = kKWarps * kStepK;      // the block's k of a stage
+  static constexpr int kTileRows = 16 * kMTiles * kMWarps;  // rows of A a block holds (BM)
+  static constexpr int kTileCols = 8 * kNTiles * kNWarps;   // rows of W a block holds (BN)
+  static constexpr uint32_t kARowBytes = kStageK * 2;       // a row of A in a stage
   static constexpr uint32_t kAChunksPerRow = kARowBytes / 16;
   static constexpr uint32_t kWRowBytes = kStageK / 2;  // a row's codes in a stage
   static constexpr uint32_t kWChunksPerRow = kWRowBytes / 16;
@@ -259,28 +259,28 @@ struct PrefillFused {
                               float d[kMTiles][kNTiles][4]) {
     GemvMma::RowStep rows[kNTiles];
     GemvMma::StepScales<kKind, kContract> scales[kNTiles];
-NVH_UNROLL
+    NVH_UNROLL
     for (int j = 0; j < kNTiles; ++j) {
       rows[j] = row_step(slot, w.w_row(j), w.kw, w.t);
       scales[j] = GemvMma::StepScales<kKind, kContract>(rows[j].scales, gs);
     }
-NVH_UNROLL
+    NVH_UNROLL
     for (int q = 0; q < 4; ++q) {
       uint32_t b[kNTiles][4];
-NVH_UNROLL
+      NVH_UNROLL
       for (int j = 0; j < kNTiles; ++j) scales[j].weights(rows[j], q, b[j]);
       const uint32_t chunk = 16 * w.kw + 4 * w.t + q;
-NVH_UNROLL
+      NVH_UNROLL
       for (int i = 0; i < kMTiles; ++i) {
         uint32_t a_lo[4], a_hi[4];
         GemvMma::pair_activations(nvh::load_generic_u32x4(slot + a_offset(w.a_row(i), chunk)),
                                   a_lo);
-        GemvMma::pair_activations(
-            nvh::load_generic_u32x4(slot + a_offset(w.a_row(i) + 8, chunk)), a_hi);
-NVH_UNROLL
+        GemvMma::pair_activations(nvh::load_generic_u32x4(slot + a_offset(w.a_row(i) + 8, chunk)),
+                                  a_hi);
+        NVH_UNROLL
         for (int h = 0; h < 2; ++h) {
           const uint32_t a[4] = {a_lo[2 * h], a_hi[2 * h], a_lo[2 * h + 1], a_hi[2 * h + 1]};
-NVH_UNROLL
+          NVH_UNROLL
           for (int j = 0; j < kNTiles; ++j) {
             const uint32_t bj[2] = {b[j][2 * h], b[j][2 * h + 1]};
             ctx.mma_m16n8k16(d[i][j], a, bj, d[i][j], kKind);
@@ -336,14 +336,15 @@ NVH_UNROLL
       return parked + (slot * kSums + e) * 32 + lane;
     };
     if (NVFP4_PROBE(w.kw != 0)) {
-NVH_UNROLL
-      for (int e = 0; e < kSums; ++e) nvh::store_f32(at(w.kw, e), d[e / (4 * kNTiles)][(e / 4) % kNTiles][e % 4]);
+      NVH_UNROLL
+      for (int e = 0; e < kSums; ++e)
+        nvh::store_f32(at(w.kw, e), d[e / (4 * kNTiles)][(e / 4) % kNTiles][e % 4]);
     }
     ctx.sync_threads();
     if (NVFP4_PROBE(w.kw != 0)) return false;
-NVH_UNROLL
+    NVH_UNROLL
     for (int kw = 1; kw < kKWarps; ++kw) {
-NVH_UNROLL
+      NVH_UNROLL
       for (int e = 0; e < kSums; ++e) {
         float& sum = d[e / (4 * kNTiles)][(e / 4) % kNTiles][e % 4];
         sum = nvh::add_rn(sum, nvh::load_generic_f32(at(kw, e)));
@@ -357,11 +358,11 @@ NVH_UNROLL
   template <nvh::HalfKind kKind>
   NVH_HD static void store(const Params& p, const Tile& tile, const WarpPlace& w, float restore,
                            int64_t z, const float d[kMTiles][kNTiles][4]) {
-NVH_UNROLL
+    NVH_UNROLL
     for (int i = 0; i < kMTiles; ++i) {
-NVH_UNROLL
+      NVH_UNROLL
       for (int j = 0; j < kNTiles; ++j) {
-NVH_UNROLL
+        NVH_UNROLL
         for (int e = 0; e < 4; ++e) {
           const int64_t m = tile.m0 + w.a_row(i) + (e >= 2 ? 8 : 0);
           const int64_t n = tile.n0 + 8 * (kNTiles * w.nw + j) + 2 * w.t + (e % 2);
@@ -380,7 +381,7 @@ NVH_UNROLL
   template <nvh::HalfKind kKind, class Ctx>
   NVH_HD static void run_tile(Ctx& ctx, const Params& p, const Tile& tile, const WarpPlace& w) {
     float d[kMTiles][kNTiles][4];
-NVH_UNROLL
+    NVH_UNROLL
     for (int e = 0; e < kSums; ++e) {
       d[e / (4 * kNTiles)][(e / 4) % kNTiles][e % 4] = 0.0f;  // +0: the contract's sums start there
     }

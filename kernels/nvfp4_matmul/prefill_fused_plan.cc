@@ -34,8 +34,8 @@ ShapeFacts facts(FusedShape s) {
 }
 
 FusedShape shape_for(int64_t M) {
-  return M <= 16   ? FusedShape::m16n64
-         : M <= 32 ? FusedShape::m32n128
+  return M <= 16    ? FusedShape::m16n64
+         : M <= 32  ? FusedShape::m32n128
          : M <= 128 ? FusedShape::m64n128
                     : FusedShape::m128n128;
 }
@@ -64,7 +64,7 @@ FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K) {
   const int64_t blocks = (N + f.cols - 1) / f.cols * (m_blocks < 65535 ? m_blocks : 65535);
   const int64_t slots = kFusedPlanMultiprocessors * f.blocks_per_sm;
   if (blocks >= slots) return {shape, 1};
-  int64_t most = K / 128;                     // a slice holds a step at least
+  int64_t most = K / 128;                      // a slice holds a step at least
   if (most > K / (4 * M)) most = K / (4 * M);  // the parts fit in half the scratch
   if (most > kFusedMaxKSlices) most = kFusedMaxKSlices;
   int32_t best = 1;

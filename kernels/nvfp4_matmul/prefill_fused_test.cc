@@ -6,7 +6,6 @@
 // its comments promise, which the output cannot show (a swizzle that
 // collides computes the same bits, only slower).
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
-#include "kernels/nvfp4_matmul/prefill_fused_plan.h"
 
 #include <gtest/gtest.h>
 
@@ -19,6 +18,7 @@
 
 #include "harness/backend_fixture.h"
 #include "kernels/nvfp4_matmul/nvfp4_matmul.h"
+#include "kernels/nvfp4_matmul/prefill_fused_plan.h"
 #include "properties/nvfp4_matmul/matmul_case.h"
 #include "properties/nvfp4_matmul/value_class.h"
 
@@ -60,16 +60,16 @@ TEST_P(FusedOnBackend, MatchesTheReferenceAtTileEdges) {
     const char* plan;
   };
   const Shape shapes[] = {
-      {9, 32, 128, "m16n64"},         // one step: a block stage of 4 with 3 warps idle
-      {16, 65, 640, "m16n64/k3"},     // slices of 1, 2, 2 steps; a second block of 1 row of W
-      {12, 20, 2560, "m16n64/k7"},    // slices of 2 and 3 steps
-      {17, 31, 1024, "m32n128/k4"},   // rows of W past N; slices of one stage
-      {32, 130, 1152, "m32n128/k3"},  // slices of 3 steps over 2 K warps: a short last stage
-      {33, 65, 256, "m64n128"},       // one stage of 2 steps
-      {64, 7, 2304, "m64n128/k8"},    // slices of 2 and 3 steps
-      {65, 130, 512, "m64n128"},      // two blocks over M, the second of one row
-      {100, 136, 768, "m64n128"},     // 3 stages of the pipeline's 4
-      {130, 136, 1024, "m128n128"},   // 8 stages: more than the pipeline's 5
+      {9, 32, 128, "m16n64"},          // one step: a block stage of 4 with 3 warps idle
+      {16, 65, 640, "m16n64/k3"},      // slices of 1, 2, 2 steps; a second block of 1 row of W
+      {12, 20, 2560, "m16n64/k7"},     // slices of 2 and 3 steps
+      {17, 31, 1024, "m32n128/k4"},    // rows of W past N; slices of one stage
+      {32, 130, 1152, "m32n128/k3"},   // slices of 3 steps over 2 K warps: a short last stage
+      {33, 65, 256, "m64n128"},        // one stage of 2 steps
+      {64, 7, 2304, "m64n128/k8"},     // slices of 2 and 3 steps
+      {65, 130, 512, "m64n128"},       // two blocks over M, the second of one row
+      {100, 136, 768, "m64n128"},      // 3 stages of the pipeline's 4
+      {130, 136, 1024, "m128n128"},    // 8 stages: more than the pipeline's 5
       {129, 16, 1280, "m128n128/k2"},  // two blocks over M, slices of 5 steps
   };
   for (const Shape& s : shapes) {
@@ -208,8 +208,8 @@ void expect_reads_hit_every_bank_once() {
         }
         EXPECT_TRUE(a_banks.all()) << F::kTileRows << " rows, kw " << kw << ", quarter " << quarter
                                    << ", q " << q << ": A banks " << a_banks;
-        EXPECT_TRUE(w_banks.all())
-            << F::kTileRows << " rows, kw " << kw << ", quarter " << quarter << ": W banks " << w_banks;
+        EXPECT_TRUE(w_banks.all()) << F::kTileRows << " rows, kw " << kw << ", quarter " << quarter
+                                   << ": W banks " << w_banks;
       }
     }
   }

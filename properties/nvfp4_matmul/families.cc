@@ -1230,21 +1230,19 @@ Family prefill_fused() {
            {},
            rc::gen::just(CaseSpec{}),
            {}};  // random is set below
-  const std::size_t blocks[4] = {fused_shape_aim(f, FusedShape::m16n64),
-                                 fused_shape_aim(f, FusedShape::m32n128),
-                                 fused_shape_aim(f, FusedShape::m64n128),
-                                 fused_shape_aim(f, FusedShape::m128n128)};
+  const std::size_t blocks[4] = {
+      fused_shape_aim(f, FusedShape::m16n64), fused_shape_aim(f, FusedShape::m32n128),
+      fused_shape_aim(f, FusedShape::m64n128), fused_shape_aim(f, FusedShape::m128n128)};
   const auto split =
       add_aim(f, "prefill_fused splits K across blocks: parts, then prefill_fused_sum",
               [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
                 return took(v, Route::prefill_fused) && fused_plan(s).k_slices > 1;
               });
-  const auto short_stage =
-      add_aim(f, "prefill_fused's slice ends in a stage of fewer 128-k steps than its K warps",
-              [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
-                return took(v, Route::prefill_fused) &&
-                       fused_slice_steps(s) % fused_facts(s).k_warps != 0;
-              });
+  const auto short_stage = add_aim(
+      f, "prefill_fused's slice ends in a stage of fewer 128-k steps than its K warps",
+      [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+        return took(v, Route::prefill_fused) && fused_slice_steps(s) % fused_facts(s).k_warps != 0;
+      });
   const auto deep =
       add_aim(f, "prefill_fused streams more stages than its pipeline holds (kStages)",
               [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
@@ -1252,11 +1250,10 @@ Family prefill_fused() {
                 return took(v, Route::prefill_fused) &&
                        (fused_slice_steps(s) + facts.k_warps - 1) / facts.k_warps > facts.stages;
               });
-  const auto m_blocks =
-      add_aim(f, "prefill_fused with more than one block over M",
-              [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
-                return took(v, Route::prefill_fused) && s.M > fused_facts(s).rows;
-              });
+  const auto m_blocks = add_aim(f, "prefill_fused with more than one block over M",
+                                [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                                  return took(v, Route::prefill_fused) && s.M > fused_facts(s).rows;
+                                });
   const auto n_past =
       add_aim(f, "prefill_fused with several blocks over N, the last holding rows of W past N",
               [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
@@ -1291,8 +1288,7 @@ Family prefill_fused() {
   aimed(f, force(make_case("", 129, 16, 1280, 16, DType::bf16, false, false, 8)),
         {blocks[3], split, m_blocks});
   aimed(f, force(make_case("", 40, 8, 128, 16, DType::fp16, true, true, 9)), {blocks[2]});
-  aimed(f, make_case("", kFusedMaxM, 8, 128, 16, DType::fp16, true, true, 9),
-        {crossover});
+  aimed(f, make_case("", kFusedMaxM, 8, 128, 16, DType::fp16, true, true, 9), {crossover});
   f.random = cases(
       f.name,
       [](const std::vector<int64_t>& d) {
