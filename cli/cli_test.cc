@@ -277,7 +277,7 @@ const BadInput kBadInputs[] = {
      "--chunk: big is not a whole number"},
     {"replay_route_unknown",
      {"replay", "--route", "fast", "$T/bad_replay.json"},
-     "--route: fast not in {natural,prefill_scalar,prefill_vec8}"},
+     "--route: fast not in {natural,prefill_scalar,prefill_vec8,prefill_fused}"},
     {"replay_json_with_dry_run",
      {"replay", "--dry-run", "--json", "$T/r.json", "$T/bad_replay.json"},
      "--dry-run excludes --json"},
