@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # One call on the lent H200 for prefill_fused (issue 16): its GPU tests (GPU =
 # host bit for bit), compute-sanitizer memcheck and racecheck on them, the M
-# sweep bench, the 8K-prompt replays on prefill_fused and prefill_vec8, and
-# verify. BIN holds kernels_tests and nvfp4-harness of preset cuda-sm90.
+# bench (every default group, msweep included, then group depth), the
+# 8K-prompt replays on prefill_fused and prefill_vec8, the seed8 hash
+# manifest, verify, and Nsight Compute on the fused kernel (its
+# gpu__time_duration beside the bench's kernel time, and the stall reasons).
+# BIN holds kernels_tests and nvfp4-harness of preset cuda-sm90.
 # Logs go to OUT (default ./out/device), then into OUT/fused-logs.tgz.
 # Usage: ci/device/fused-round.sh BIN [steps...]
-#   steps: tests sanitize bench replay verify (default all)
+#   steps: tests sanitize bench depth replay hash verify ncu (default all)
 set -uo pipefail
 bin="$1"; shift
 out="${OUT:-out/device}"
 mkdir -p "$out"
 steps=("$@")
-((${#steps[@]})) || steps=(tests sanitize bench replay verify)
+((${#steps[@]})) || steps=(tests sanitize hash verify bench replay ncu depth)
 status=0
 run() {  # run NAME CMD...: the output to $out/NAME.log, its tail and time here
   local name="$1"; shift
@@ -36,7 +39,26 @@ for step in "${steps[@]}"; do
       run racecheck compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/kernels_tests" \
         --gtest_filter='*Fused*cuda*' ;;
     bench)
-      run bench "$bin/nvfp4-harness" bench --group msweep --json "$out/msweep.json" ;;
+      run bench "$bin/nvfp4-harness" bench --json "$out/bench.json" ;;
+    depth)
+      run depth "$bin/nvfp4-harness" bench --group depth --json "$out/depth.json" ;;
+    hash)
+      run hash "$bin/nvfp4-harness" hash --backend cuda --cases seed8 --out "$out/seed8.h200.json" ;;
+    ncu)
+      # One launch of the route's own plan at M = 16 and M = 128 (4096 x 4096):
+      # the time by Nsight Compute and where the issue slots go.
+      local_st=smsp__average_warps_issue_stalled
+      metrics=gpu__time_duration.sum,smsp__inst_executed.sum,launch__registers_per_thread,launch__grid_size
+      metrics+=,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
+      metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed
+      metrics+=,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active
+      for stall in barrier long_scoreboard short_scoreboard math_pipe_throttle mio_throttle wait not_selected; do
+        metrics+=,${local_st}_${stall}_per_issue_active.ratio
+      done
+      for M in 16 128; do
+        run "ncu_M$M" timeout 150 ncu --kernel-name-base demangled -k 'regex:PrefillFused' --launch-skip 2 \
+          --launch-count 2 --metrics "$metrics" "$bin/nvfp4-harness" bench --group msweep --m $M
+      done ;;
     replay)
       for route in prefill_fused prefill_vec8; do
         run "replay_$route" "$bin/nvfp4-harness" replay bench/nvfp4_matmul/manifests/qwen_like_prefill.json \
