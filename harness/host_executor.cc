@@ -55,6 +55,13 @@ Dim3 unflatten(uint64_t i, Dim3 extent) {
   return d;
 }
 
+// One mma.m16n8k16's operands as floats: A[row][k] (16 x 16) and B[k][col]
+// (16 x 8), with the generation of the warp barrier they were decoded after.
+struct MmaOperands {
+  uint64_t generation = ~uint64_t{0};
+  float a[16][16], b[16][8];
+};
+
 }  // namespace
 
 // Per-block state for kernels with collectives: the fibers, the barrier
@@ -73,12 +80,16 @@ class HostBlock {
     return warps_[thread / kWarpSize].words[lane];
   }
   uint32_t live_lanes(uint32_t thread) const { return warps_[thread / kWarpSize].live; }
+  // The operands of the mma the warp's lanes deposited, decoded by the first
+  // lane past the barrier (one decode per mma, not one per lane).
+  const MmaOperands& mma_operands(uint32_t thread, HalfKind kind);
 
  private:
   struct Warp {
     uint32_t live = 0, arrived = 0;
     uint64_t generation = 0;
     uint32_t words[kWarpSize][kExchangeWords] = {};
+    MmaOperands mma;  // the warp's mma operands as floats, decoded once per mma
   };
 
   void yield(uint32_t thread) { sinks_[thread] = std::move(sinks_[thread]).resume(); }
@@ -237,25 +248,31 @@ float HostCtx::shfl_idx(float v, int src_lane) {
 void HostCtx::sync_threads() { collectives("sync_threads").block_barrier(linear_thread_); }
 void HostCtx::sync_warp() { collectives("sync_warp").warp_barrier(linear_thread_); }
 
-namespace {
-
 // Fragment owners of mma.m16n8k16 (PTX ISA, "Matrix Fragments for mma.m16n8k16"):
-// groupID = lane / 4, threadID_in_group = lane % 4.
-float mma_a_element(const HostBlock& b, uint32_t thread, int row, int k, HalfKind kind) {
-  const uint32_t owner = static_cast<uint32_t>((row % 8) * 4 + (k % 8) / 2);
-  const int reg = (row >= 8 ? 1 : 0) + (k >= 8 ? 2 : 0);
-  const uint32_t word = b.words_of(thread, owner)[reg];
-  return half_bits_to_float(static_cast<uint16_t>(word >> (16 * (k % 2))), kind);
+// groupID = lane / 4, threadID_in_group = lane % 4. A[row][k] sits in lane
+// (row % 8) * 4 + (k % 8) / 2, register (row >= 8) + 2 (k >= 8), half k % 2;
+// B[k][col] in lane col * 4 + (k % 8) / 2, register 4 + (k >= 8), half k % 2.
+const MmaOperands& HostBlock::mma_operands(uint32_t thread, HalfKind kind) {
+  Warp& w = warps_[thread / kWarpSize];
+  MmaOperands& m = w.mma;
+  if (m.generation == w.generation) return m;
+  const auto half = [&](uint32_t owner, int reg, int k) {
+    return half_bits_to_float(static_cast<uint16_t>(w.words[owner][reg] >> (16 * (k % 2))), kind);
+  };
+  for (int row = 0; row < 16; ++row) {
+    for (int k = 0; k < 16; ++k) {
+      m.a[row][k] = half(static_cast<uint32_t>((row % 8) * 4 + (k % 8) / 2),
+                         (row >= 8 ? 1 : 0) + (k >= 8 ? 2 : 0), k);
+    }
+  }
+  for (int k = 0; k < 16; ++k) {
+    for (int col = 0; col < 8; ++col) {
+      m.b[k][col] = half(static_cast<uint32_t>(col * 4 + (k % 8) / 2), 4 + (k >= 8 ? 1 : 0), k);
+    }
+  }
+  m.generation = w.generation;
+  return m;
 }
-
-float mma_b_element(const HostBlock& b, uint32_t thread, int k, int col, HalfKind kind) {
-  const uint32_t owner = static_cast<uint32_t>(col * 4 + (k % 8) / 2);
-  const int reg = 4 + (k >= 8 ? 1 : 0);
-  const uint32_t word = b.words_of(thread, owner)[reg];
-  return half_bits_to_float(static_cast<uint16_t>(word >> (16 * (k % 2))), kind);
-}
-
-}  // namespace
 
 void HostCtx::mma_m16n8k16(float d[4], const uint32_t a[4], const uint32_t b[2], const float c[4],
                            HalfKind kind) {
@@ -269,18 +286,18 @@ void HostCtx::mma_m16n8k16(float d[4], const uint32_t a[4], const uint32_t b[2],
   mine[4] = b[0];
   mine[5] = b[1];
   blk.warp_barrier(linear_thread_);
+  // Every lane has deposited: the operands of this mma (the barrier's new
+  // generation names it), decoded by whichever lane gets here first.
+  const MmaOperands& op = blk.mma_operands(linear_thread_, kind);
   const int group = static_cast<int>(lane() / 4), pair = static_cast<int>(lane() % 4);
   float out[4];
   for (int i = 0; i < 4; ++i) {
     const int row = group + (i >= 2 ? 8 : 0), col = 2 * pair + (i % 2);
     float acc = c[i];
-    for (int k = 0; k < 16; ++k) {
-      acc = fma_rn(mma_a_element(blk, linear_thread_, row, k, kind),
-                   mma_b_element(blk, linear_thread_, k, col, kind), acc);
-    }
+    for (int k = 0; k < 16; ++k) acc = fma_rn(op.a[row][k], op.b[k][col], acc);
     out[i] = acc;
   }
-  blk.warp_barrier(linear_thread_);
+  blk.warp_barrier(linear_thread_);  // nobody deposits the next operands before all have read
   for (int i = 0; i < 4; ++i) d[i] = out[i];
 }
 
