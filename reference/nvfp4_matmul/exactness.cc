@@ -167,15 +167,16 @@ ExactnessReport analyze_exactness(const uint16_t* A, const uint16_t* W, const ui
   ExactnessReport report;
   report.outcomes.reserve(static_cast<std::size_t>(M * N));
   bool have_worst = false;
+  // Each operand decoded once, not once per output it meets.
+  const std::vector<double> a = halves_to_doubles(A, a_count, kind);
+  const std::vector<double> w = halves_to_doubles(W, w_count, kind);
   std::vector<double> terms;
   for (int64_t m = 0; m < M; ++m) {
     for (int64_t n = 0; n < N; ++n) {
       terms.clear();
       // Each product of two fp16/bf16 values is exact in fp64 (inf * 0 is NaN, as in fp32),
       // so these are the true terms.
-      for (int64_t k = 0; k < K; ++k) {
-        terms.push_back(half_to_double(A[m * K + k], kind) * half_to_double(W[n * K + k], kind));
-      }
+      for (int64_t k = 0; k < K; ++k) terms.push_back(a[m * K + k] * w[n * K + k]);
       if (bias != nullptr) terms.push_back(half_to_double(bias[n], kind));
       const ElementVerdict v = judge_terms(terms);
       report.outcomes.push_back(v.outcome);

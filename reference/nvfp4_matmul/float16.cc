@@ -69,4 +69,11 @@ double half_to_double(uint16_t bits, Half kind) {
   return negative ? -value : value;
 }
 
+std::vector<double> halves_to_doubles(const uint16_t* bits, int64_t count, Half kind) {
+  std::vector<double> out(static_cast<std::size_t>(count));
+  for (int64_t i = 0; i < count; ++i)
+    out[static_cast<std::size_t>(i)] = half_to_double(bits[i], kind);
+  return out;
+}
+
 }  // namespace nvfp4::ref

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace nvfp4::ref {
 
@@ -22,5 +23,9 @@ uint16_t round_float_to_half(float v, Half kind);
 
 // The exact value of a bit pattern (inf -> +-inf, NaN -> quiet NaN).
 double half_to_double(uint16_t bits, Half kind);
+
+// half_to_double of each of `count` bit patterns: operands converted once,
+// so the oracle's loops over M, N and K decode no bits.
+std::vector<double> halves_to_doubles(const uint16_t* bits, int64_t count, Half kind);
 
 }  // namespace nvfp4::ref

@@ -25,21 +25,13 @@ void check_gemm_args(const uint16_t* A, const uint16_t* W, GemmShape s, Half kin
   detail::check_pointer(fn, "W", W, w_count);
 }
 
-// Converting each operand once keeps the triple loop free of bit decoding.
-std::vector<double> to_doubles(const uint16_t* bits, int64_t count, Half kind) {
-  std::vector<double> out(static_cast<std::size_t>(count));
-  for (int64_t i = 0; i < count; ++i)
-    out[static_cast<std::size_t>(i)] = half_to_double(bits[i], kind);
-  return out;
-}
-
 }  // namespace
 
 std::vector<double> gemm_fp64(const uint16_t* A, const uint16_t* W, const uint16_t* bias, int64_t M,
                               int64_t N, int64_t K, Half kind) {
   check_gemm_args(A, W, {M, N, K}, kind);
-  const std::vector<double> a = to_doubles(A, M * K, kind);
-  const std::vector<double> w = to_doubles(W, N * K, kind);
+  const std::vector<double> a = halves_to_doubles(A, M * K, kind);
+  const std::vector<double> w = halves_to_doubles(W, N * K, kind);
   std::vector<double> y(static_cast<std::size_t>(M * N), 0.0);
   for (int64_t m = 0; m < M; ++m) {
     for (int64_t n = 0; n < N; ++n) {
