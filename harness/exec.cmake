@@ -16,6 +16,7 @@ endif()
 # A child process ends with _exit; under gcov it writes its counters first.
 if(NVFP4_COVERAGE)
   target_compile_definitions(harness_exec PRIVATE NVH_GCOV=1)
+  nvh_optimize_under_coverage(harness_exec)
 endif()
 target_link_libraries(harness_exec PUBLIC cuda_headers Boost::context Threads::Threads)
 if(NVFP4_ENABLE_CUDA)
