@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <bitset>
 #include <cstdint>
+#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
@@ -72,15 +73,19 @@ TEST_P(FusedOnBackend, MatchesTheReferenceAtTileEdges) {
       {130, 136, 1024, "m128n128"},    // 8 stages: more than the pipeline's 5
       {129, 16, 1280, "m128n128/k2"},  // two blocks over M, slices of 5 steps
   };
-  for (const Shape& s : shapes) {
+  // Two runs a shape, fp16 and bf16, with bias and exact mode (the g = 2^e
+  // fast path) alternating so that the two or more shapes of each block
+  // shape between them run every (dtype, weight path) pair and each dtype
+  // with bias on and off: the geometry is what differs from shape to shape,
+  // and all eight combinations on every shape took four times as long on
+  // the host executor (CI's coverage build).
+  for (std::size_t i = 0; i < std::size(shapes); ++i) {
+    const Shape& s = shapes[i];
     EXPECT_STREQ(prefill_fused_variant_name(prefill_fused_plan(s.M, s.N, s.K)), s.plan)
         << s.M << " x " << s.N << " x " << s.K;
-    for (DType t : {DType::fp16, DType::bf16}) {
-      for (bool bias : {false, true}) {
-        run_fused(backend(), fused_case(s.M, s.N, s.K, t, bias, false, 3));
-        run_fused(backend(), fused_case(s.M, s.N, s.K, t, bias, true, 4));
-      }
-    }
+    const bool odd = i % 2 == 1, odd_pair = (i / 2) % 2 == 1;
+    run_fused(backend(), fused_case(s.M, s.N, s.K, DType::fp16, !odd_pair, !odd, 3));
+    run_fused(backend(), fused_case(s.M, s.N, s.K, DType::bf16, odd_pair, odd, 4));
   }
 }
 
