@@ -3,18 +3,21 @@
 # host bit for bit), compute-sanitizer memcheck and racecheck on them, the M
 # bench (every default group, msweep included, then group depth), the
 # 8K-prompt replays on prefill_fused and prefill_vec8, the seed8 hash
-# manifest, verify, and Nsight Compute on the fused kernel (its
-# gpu__time_duration beside the bench's kernel time, and the stall reasons).
+# manifest, verify, Nsight Compute on the fused kernel (its
+# gpu__time_duration beside the bench's kernel time, and the stall reasons),
+# and Nsight Compute on item 7's kernels (gemv_mma on 5120 x 25600 at M = 1,
+# 4, 8 and prefill_vec8's dequant at 4096 x 4096), each one launch of
+# `nvfp4-harness run --route R` on a file of write-inputs.py.
 # BIN holds kernels_tests and nvfp4-harness of preset cuda-sm90.
 # Logs go to OUT (default ./out/device), then into OUT/fused-logs.tgz.
 # Usage: ci/device/fused-round.sh BIN [steps...]
-#   steps: tests sanitize bench depth replay hash verify ncu (default all)
+#   steps: tests sanitize bench depth replay hash verify ncu ncu7 (default all)
 set -uo pipefail
 bin="$1"; shift
 out="${OUT:-out/device}"
 mkdir -p "$out"
 steps=("$@")
-((${#steps[@]})) || steps=(tests sanitize hash verify bench replay ncu depth)
+((${#steps[@]})) || steps=(tests sanitize hash verify bench replay ncu ncu7 depth)
 status=0
 run() {  # run NAME CMD...: the output to $out/NAME.log, its tail and time here
   local name="$1"; shift
@@ -59,6 +62,21 @@ for step in "${steps[@]}"; do
         run "ncu_M$M" timeout 150 ncu --kernel-name-base demangled -k 'regex:PrefillFused' --launch-skip 2 \
           --launch-count 2 --metrics "$metrics" "$bin/nvfp4-harness" bench --group msweep --m $M
       done ;;
+    ncu7)
+      # Item 7's kernels, one launch each on the shape the target names. The
+      # full sections: which pipe or memory level bounds each.
+      for M in 1 4 8; do
+        python3 ci/device/write-inputs.py "$out/gemv_M$M.safetensors" $M 5120 25600
+        run "ncu7_gemv_mma_M$M" timeout 150 ncu --kernel-name-base demangled -k 'regex:GemvMma' \
+          --launch-count 1 --set full "$bin/nvfp4-harness" run --inputs "$out/gemv_M$M.safetensors" \
+          --route gemv_mma --backend cuda
+        rm -f "$out/gemv_M$M.safetensors"
+      done
+      python3 ci/device/write-inputs.py "$out/vec8.safetensors" 16 4096 4096
+      run ncu7_prefill_vec8 timeout 150 ncu --kernel-name-base demangled -k 'regex:DequantChunk' \
+        --launch-count 1 --set full "$bin/nvfp4-harness" run --inputs "$out/vec8.safetensors" \
+        --route prefill_vec8 --backend cuda
+      rm -f "$out/vec8.safetensors" ;;
     replay)
       for route in prefill_fused prefill_vec8; do
         run "replay_$route" "$bin/nvfp4-harness" replay bench/nvfp4_matmul/manifests/qwen_like_prefill.json \
