@@ -1,10 +1,9 @@
 #!/usr/bin/env python3
 """Writes an NVFP4 matmul problem as a safetensors file for `nvfp4-harness run
---inputs` (README, "Your own tensors"), with the Python standard library only:
-the GPU machine has no safetensors or numpy package, and a single `run
---route R` call is one launch of R's kernels, which is what Nsight Compute
-needs to profile one kernel at one shape (ci/device/fused-round.sh, step
-ncu7).
+--inputs` (README, "Your own tensors"), with the Python standard library only,
+so it needs no package on whichever machine runs it. A single `run --route R`
+call is one launch of R's kernels, which is what Nsight Compute needs to
+profile one kernel at one shape (ci/device/fused-round.sh, step ncu7).
 
 Written by hand: the format is an 8-byte little-endian header length, a JSON
 header (dtype, shape, byte range of each tensor) padded to 8 bytes, then the
