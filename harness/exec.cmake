@@ -16,8 +16,8 @@ endif()
 # A child process ends with _exit; under gcov it writes its counters first.
 if(NVFP4_COVERAGE)
   target_compile_definitions(harness_exec PRIVATE NVH_GCOV=1)
-  nvh_optimize_under_coverage(harness_exec)
 endif()
+nvh_optimize_under_coverage(TARGET harness_exec)
 target_link_libraries(harness_exec PUBLIC cuda_headers Boost::context Threads::Threads)
 if(NVFP4_ENABLE_CUDA)
   target_sources(harness_exec PRIVATE ${CMAKE_CURRENT_LIST_DIR}/backend_cuda.cu
