@@ -39,6 +39,20 @@ struct DeviceCtx {
   __device__ __forceinline__ float shfl_idx(float v, int src_lane) const {
     return __shfl_sync(0xFFFFFFFFu, v, src_lane);
   }
+  // Programmatic dependent launch (PTX griddepcontrol, sm_90 on): wait until
+  // the grid before this one has finished and its writes are visible; let
+  // the grid after this one be launched. Below sm_90 a launch never
+  // overlaps (launch_on_cuda), so there is nothing to wait for.
+  __device__ __forceinline__ void wait_prior_grid() const {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+  }
+  __device__ __forceinline__ void launch_dependents() const {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+  }
   __device__ __forceinline__ void sync_threads() const { __syncthreads(); }
   // Barrier of the warp's lanes, which also orders their shared-memory
   // accesses (one lane reading what another copied in).

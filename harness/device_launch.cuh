@@ -27,6 +27,20 @@ void launch_on_cuda(Backend& backend, const LaunchShape& shape,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(shape.shared_bytes)));
   }
+  if (shape.overlaps_prior_grid && gpu.caps().sm_major >= 9) {
+    cudaLaunchConfig_t config = {};
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = shape.shared_bytes;
+    config.stream = gpu.stream();
+    cudaLaunchAttribute overlap[1] = {};
+    overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    overlap[0].val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = overlap;
+    config.numAttrs = 1;
+    NVH_CUDA_CHECK(cudaLaunchKernelEx(&config, run_kernel_on_device<Kernel>, params));
+    return;
+  }
   run_kernel_on_device<Kernel><<<grid, block, shape.shared_bytes, gpu.stream()>>>(params);
   NVH_CUDA_CHECK(cudaGetLastError());
 }

@@ -130,6 +130,7 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
     c.block_dim_ = shape.block;
     c.grid_dim_ = shape.grid;
     c.linear_thread_ = t;
+    c.awaiting_prior_grid_ = shape.overlaps_prior_grid;
     c.shared_ = shared;
     c.block_state_ = this;
     fibers_[t] = ctx::fiber(std::allocator_arg, stacks_, [this, t, &body](ctx::fiber&& sink) {
@@ -151,7 +152,9 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
     live = 0;
     for (uint32_t t = 0; t < n && !error_; ++t) {
       if (!fibers_[t]) continue;
-      scope.set_thread(&threads_[t].thread_, &threads_[t].block_);  // whom a memory violation names
+      // whom a memory violation names, and whether it may touch global memory yet
+      scope.set_thread(&threads_[t].thread_, &threads_[t].block_,
+                       &threads_[t].awaiting_prior_grid_);
       fibers_[t] = std::move(fibers_[t]).resume();
       if (fibers_[t]) ++live;
     }
@@ -308,11 +311,12 @@ void run_block_plain(const LaunchShape& shape, Dim3 block, unsigned char* shared
   c.block_dim_ = shape.block;
   c.grid_dim_ = shape.grid;
   c.shared_ = shared;
-  scope.set_thread(&c.thread_, &c.block_);  // c.thread_ is each thread in turn
+  scope.set_thread(&c.thread_, &c.block_, &c.awaiting_prior_grid_);  // c is each thread in turn
   const uint32_t n = threads_per_block(shape);
   for (uint32_t t = 0; t < n; ++t) {
     c.thread_ = unflatten(t, shape.block);
     c.linear_thread_ = t;
+    c.awaiting_prior_grid_ = shape.overlaps_prior_grid;
     body(c);
   }
 }

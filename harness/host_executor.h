@@ -67,6 +67,13 @@ class HostCtx {
   void mma_m16n8k16(float d[4], const uint32_t a[4], const uint32_t b[2], const float c[4],
                     HalfKind kind);
 
+  // Programmatic dependent launch. Grids run one after another here, so
+  // there is nothing to wait for; what is checked is the rule: in a launch
+  // with overlaps_prior_grid, a thread's global access before its
+  // wait_prior_grid() is a violation (memcheck), as it is a race on the GPU.
+  void wait_prior_grid() { awaiting_prior_grid_ = false; }
+  void launch_dependents() {}
+
  private:
   friend class HostBlock;
   friend void run_block_plain(const LaunchShape&, Dim3, unsigned char*,
@@ -81,6 +88,7 @@ class HostCtx {
 
   Dim3 thread_, block_, block_dim_, grid_dim_;
   uint32_t linear_thread_ = 0;
+  bool awaiting_prior_grid_ = false;  // overlaps_prior_grid, until wait_prior_grid()
   unsigned char* shared_ = nullptr;
   HostBlock* block_state_ = nullptr;  // null when the kernel declared no collectives
 };

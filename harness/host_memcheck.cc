@@ -204,5 +204,13 @@ void Scope::fail(uintptr_t a, uint32_t width, Op op, const std::string& problem,
   throw MemoryViolation(m);
 }
 
+void Scope::fail_before_wait(uintptr_t a, uint32_t width, Op op) const {
+  const Region* region = containing(a);
+  fail(a, width, op,
+       "before the thread's wait_prior_grid(), in a launch that overlaps the grid before it "
+       "(programmatic dependent launch: that grid may still be writing global memory)",
+       region ? region : nearest(a), region != nullptr);
+}
+
 }  // namespace memcheck
 }  // namespace nvh

@@ -11,7 +11,10 @@
 //     backend (its usable range: a GuardedBuffer's payload, not its guards),
 //     or inside the running block's shared memory;
 //   - space: a global-only access (ld.global.nc, a cp.async source) is not in
-//     shared memory, and a cp.async destination is.
+//     shared memory, and a cp.async destination is;
+//   - order: in a launch that overlaps the grid before it
+//     (LaunchShape::overlaps_prior_grid), no thread touches global memory
+//     before its wait_prior_grid(): that grid may still be writing it.
 // A violation throws MemoryViolation, naming the kernel, the thread and block,
 // the address, the access and the allocation it hit or was nearest to.
 //
@@ -82,9 +85,13 @@ class Scope {
   Scope& operator=(const Scope&) = delete;
 
   void set_shared(const unsigned char* shared, std::size_t bytes);
-  void set_thread(const Dim3* thread, const Dim3* block) {
+  // `awaiting_prior_grid`: the thread's flag that it has not yet waited for
+  // the grid its launch overlaps (null: the launch overlaps none).
+  void set_thread(const Dim3* thread, const Dim3* block,
+                  const bool* awaiting_prior_grid = nullptr) {
     thread_ = thread;
     block_ = block;
+    awaiting_prior_grid_ = awaiting_prior_grid;
   }
 
   // Inline for the legal accesses that hit shared memory or an allocation
@@ -92,6 +99,9 @@ class Scope {
   // check_slow, which finds the allocation, remembers it, or throws.
   void check(uintptr_t a, uint32_t width, Op op, Space space) {
     const uintptr_t last = a + width;
+    if (awaiting_prior_grid_ && *awaiting_prior_grid_ &&
+        !(a >= shared_.begin && last <= shared_.end))
+      fail_before_wait(a, width, op);
     if ((a & (width - 1)) == 0) {
       if (a >= shared_.begin && last <= shared_.end) {
         if (space != Space::global) return;
@@ -115,6 +125,7 @@ class Scope {
   const Region* nearest(uintptr_t a) const;
   [[noreturn]] void fail(uintptr_t a, uint32_t width, Op op, const std::string& problem,
                          const Region* region, bool inside) const;
+  [[noreturn]] void fail_before_wait(uintptr_t a, uint32_t width, Op op) const;
 
   const char* kernel_;
   std::shared_ptr<const Regions> regions_;
@@ -123,6 +134,7 @@ class Scope {
   int next_hit_ = 0;
   const Dim3* thread_ = nullptr;
   const Dim3* block_ = nullptr;
+  const bool* awaiting_prior_grid_ = nullptr;
   Scope* previous_;
 };
 

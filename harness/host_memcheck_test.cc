@@ -293,6 +293,42 @@ TEST(HostMemcheck, LegalAccessesOfEveryWidthAtTheLastBytesPass) {
   EXPECT_EQ(guarded.damaged_guard_bytes(), 0u);
 }
 
+// Reads a word of global memory, having waited for the grid before it
+// first unless `late`: then the culprit reads before it waits.
+struct ReadAfterPriorGrid {
+  struct Params {
+    const uint32_t* in;
+    uint32_t* out;
+    bool late;
+  };
+  template <class Ctx>
+  static void body(Ctx& ctx, const Params& p) {
+    const bool late = p.late && culprit(ctx);
+    if (!late) ctx.wait_prior_grid();
+    const uint32_t v = load_u32(p.in);
+    if (late) ctx.wait_prior_grid();
+    if (culprit(ctx)) store_u32(p.out, v);
+  }
+};
+
+TEST(HostMemcheck, GlobalAccessBeforeWaitingForThePriorGridIsCaughtInFibersAndPlainLoops) {
+  auto backend = make_host_backend();
+  Buffer in(*backend, 4, "in"), out(*backend, 4, "out");
+  backend->fill(in.data(), 7, 4);
+  for (bool collectives : {false, true}) {
+    LaunchShape overlapping = grid(16, collectives);
+    overlapping.overlaps_prior_grid = true;
+    const ReadAfterPriorGrid::Params late{in.as<uint32_t>(), out.as<uint32_t>(), true};
+    expect_parts(violation([&] { launch_on_host<ReadAfterPriorGrid>(overlapping, late); }),
+                 {kCulprit, "4-byte load at " + hex(in.data()),
+                  "before the thread's wait_prior_grid()", "in allocation \"in\""});
+    // Waiting first is legal; so is any order in a launch that overlaps nothing.
+    const ReadAfterPriorGrid::Params waits{in.as<uint32_t>(), out.as<uint32_t>(), false};
+    EXPECT_NO_THROW(launch_on_host<ReadAfterPriorGrid>(overlapping, waits));
+    EXPECT_NO_THROW(launch_on_host<ReadAfterPriorGrid>(grid(16, collectives), late));
+  }
+}
+
 TEST(HostMemcheck, NothingIsCheckedOutsideALaunch) {
   std::vector<uint8_t> host(32, 1);  // not backend memory, and read misaligned
   EXPECT_EQ(load_u32(host.data() + 1), 0x01010101u);

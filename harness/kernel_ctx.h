@@ -10,6 +10,9 @@
 //   shared_mem<T>()                                     -> dynamic shared memory
 //   cp_async16/cp_async4(dst, src) cp_async_commit() cp_async_wait<n>() -> async copies to shared
 //   mma_m16n8k16(d, a, b, c, HalfKind)                   -> tensor-core step, fp32 accumulate
+//   wait_prior_grid() launch_dependents()              -> programmatic dependent launch
+//     (LaunchShape::overlaps_prior_grid): wait for the grid before this one,
+//     and let the grid after this one start launching
 #pragma once
 
 #include <cstdint>
@@ -45,6 +48,12 @@ struct LaunchShape {
   // Kernels that never use warp collectives or barriers run on the host as
   // plain loops; the others run each thread as a fiber (host_executor.h).
   bool uses_collectives = false;
+  // Launched to overlap the grid before it on the stream (CUDA's programmatic
+  // dependent launch, sm >= 90): the launch's latency hides behind that
+  // grid's last blocks. Every thread must then call wait_prior_grid() before
+  // it touches global memory, which that grid may still be writing; the host
+  // executor holds kernels to that (host_memcheck.h).
+  bool overlaps_prior_grid = false;
 };
 
 // The 16-bit float formats the mma step reads.
