@@ -23,6 +23,7 @@
 #include "kernels/nvfp4_matmul/gemm_step.h"
 #include "kernels/nvfp4_matmul/nvfp4_matmul.h"
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
+#include "kernels/nvfp4_matmul/prefill_fused_plan.h"
 #include "kernels/nvfp4_matmul/prefill_fused_sum.cuh"
 #include "kernels/nvfp4_matmul/prefill_vec8.cuh"
 
@@ -306,14 +307,18 @@ void sweep_group(nvh::Backend& backend, Bench& bench) {
 // prefill_fused's kernel in block shape F with k_slices slices of K,
 // whatever the plan would pick (prefill_fused_plan.h): the measurements the
 // plan's rules come from. The parts live in the input set's scratch.
+// `overlap` false launches prefill_fused_sum the plain way, after the first
+// kernel has finished (the route launches it to overlap: the difference is
+// that launch's latency).
 template <class F>
 void time_fused_shape(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets, const Shape& s,
-                      const char* shape_label, int32_t k_slices, double bytes, double flops) {
+                      const char* shape_label, int32_t k_slices, double bytes, double flops,
+                      bool overlap = true) {
   bench.time_on(
       sets, "msweep",
-      std::string("prefill_fused ") + shape_label + "/k" + std::to_string(k_slices) + " " +
-          shape_name(s),
-      "fused_shape", s, bytes, flops, [&backend, k_slices](InputSet& in) {
+      std::string("prefill_fused ") + shape_label + "/k" + std::to_string(k_slices) +
+          (overlap ? " " : " sum not overlapped ") + shape_name(s),
+      "fused_shape", s, bytes, flops, [&backend, k_slices, overlap](InputSet& in) {
         const MatmulArgs& a = in.args;
         const Problem p = describe_problem(a);
         const auto at = reinterpret_cast<std::uintptr_t>(in.scratch.data());
@@ -327,7 +332,9 @@ void time_fused_shape(nvh::Backend& backend, Bench& bench, const Bench::Sets& se
             k_slices};
         nvh::launch<F>(backend, F::shape(params), params);
         if (k_slices > 1) {
-          nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(params), params);
+          nvh::LaunchShape sum = PrefillFusedSum::shape(params);
+          sum.overlaps_prior_grid = overlap;
+          nvh::launch<PrefillFusedSum>(backend, sum, params);
         }
       });
 }
@@ -345,6 +352,25 @@ void time_fused_shapes(nvh::Backend& backend, Bench& bench, const Bench::Sets& s
       time_fused_shape<PrefillFusedM64N128>(backend, bench, sets, s, "m64n128", k, bytes, flops);
     if (s.M >= 32)
       time_fused_shape<PrefillFusedM128N128>(backend, bench, sets, s, "m128n128", k, bytes, flops);
+  }
+  // The plan's own choice once more with the sum launched after the first
+  // kernel, not overlapping it: what the overlap buys, in the same run.
+  const FusedPlan plan = prefill_fused_plan(s.M, s.N, s.K);
+  if (plan.k_slices == 1) return;
+  const int32_t k = plan.k_slices;
+  switch (plan.shape) {
+    case FusedShape::m16n64:
+      return time_fused_shape<PrefillFusedM16N64>(backend, bench, sets, s, "m16n64", k, bytes,
+                                                  flops, false);
+    case FusedShape::m32n128:
+      return time_fused_shape<PrefillFusedM32N128>(backend, bench, sets, s, "m32n128", k, bytes,
+                                                   flops, false);
+    case FusedShape::m64n128:
+      return time_fused_shape<PrefillFusedM64N128>(backend, bench, sets, s, "m64n128", k, bytes,
+                                                   flops, false);
+    case FusedShape::m128n128:
+      return time_fused_shape<PrefillFusedM128N128>(backend, bench, sets, s, "m128n128", k, bytes,
+                                                    flops, false);
   }
 }
 

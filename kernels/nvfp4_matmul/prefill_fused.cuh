@@ -105,8 +105,9 @@ struct PrefillFused {
   // One block an SM (shared memory: every shape's stages take most of the
   // 228 KB an SM has), so the compiler may use up to 255 registers a thread
   // (ptxas -v, nvcc 13.0: 198 to 242 on sm_90a, 177 to 247 on sm_80 in the
-  // shapes below, no spills) and the block
-  // keeps its loads in flight through the pipeline's depth instead.
+  // shapes below, no spills) and the block keeps its loads in flight through
+  // the pipeline's depth instead. (Two blocks an SM, with half the stages
+  // and 128 registers, measured no faster: PERF.md.)
   static constexpr int kMinBlocksPerSM = 1;
   static_assert(kSharedBytes <= 227 * 1024, "a block's shared memory on sm_90");
 
@@ -413,6 +414,12 @@ struct PrefillFused {
     for (int64_t mt = ctx.block_idx().y; NVFP4_PROBE(mt < m_tiles(p.M)); mt += ctx.grid_dim().y) {
       run_tile<kKind>(ctx, p, Tile{mt * kTileRows, n0, slice}, w);
     }
+    // With k_slices > 1, prefill_fused_sum may start launching now: it is
+    // launched to overlap this kernel and waits for it to finish. Only after
+    // every tile, so that its blocks, which hold SMs while they wait, never
+    // take one from a block of this grid (they are all resident or done by
+    // the time the last block gets here).
+    ctx.launch_dependents();
   }
 
   template <class Ctx>

@@ -7,6 +7,12 @@
 //
 // One thread per output, a grid-stride loop: consecutive threads read
 // consecutive floats of each part and write consecutive outputs.
+//
+// Launched to overlap prefill_fused (programmatic dependent launch, sm_90
+// on): its launch and the scheduling of its blocks hide behind the first
+// kernel's last blocks, which let it start once their stores are issued
+// (PrefillFused::run_kind). Every thread waits for that kernel to finish
+// before it reads anything.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +39,7 @@ struct PrefillFusedSum {
     nvh::LaunchShape s;
     s.block = {kMaxBlockThreads, 1, 1};
     s.grid = {static_cast<uint32_t>(blocks < kMaxBlocks ? blocks : kMaxBlocks), 1, 1};
+    s.overlaps_prior_grid = true;
     return s;
   }
 
@@ -55,6 +62,7 @@ struct PrefillFusedSum {
 
   template <class Ctx>
   NVH_HD static void body(Ctx& ctx, const Params& p) {
+    ctx.wait_prior_grid();  // the parts are the first kernel's, maybe not all written yet
     if (NVFP4_PROBE(p.kind == nvh::HalfKind::fp16)) {
       run_kind<nvh::HalfKind::fp16>(ctx, p);
     } else {
