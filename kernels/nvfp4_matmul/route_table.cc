@@ -123,15 +123,15 @@ constexpr RoutePredicate kFusedK128{
     "K % 128 == 0", [](const Problem& p, const Caps&) { return value("K", p.K); },
     [](const Problem& p, const Caps&) { return p.K % 128 == 0; }, "fused_k_not_multiple_of_128"};
 // The crossover with prefill_vec8 (dequant + cuBLAS GEMM), measured on the
-// H200 at 11:42 UTC 2026-12-01 by `nvfp4-harness bench --group msweep`
-// (bf16 with bias, kernel time of calls back to back; PERF.md
-// "prefill_fused"), the fused kernel with its tiled copies and 64- and
-// 128-row warp-tile shapes: prefill_fused is faster at M = 9, 16, 32 and 64
-// on all three shapes (M = 64: 4096x4096 20.0 against 24.7 us, 14336x4096
-// 42.5 against 78.4, 4096x14336 41.1 against 81.1); at M = 128 its best
-// shape is not faster on two (4096x4096 29.0 against 28.8, 14336x4096 82.0
-// against 79.3), and every M >= 256 is slower on all three. A prefers, not a
-// need: forcing takes it at any M.
+// H200 by `nvfp4-harness bench` (msweep group; bf16 with bias, kernel time of
+// calls back to back; PERF.md "prefill_fused"), first at 11:42 UTC
+// 2026-12-01 and again, with the K-slice sum launched to overlap, at 00:35
+// UTC 2026-12-02 (bench/nvfp4_matmul/results/h200-bench.json): prefill_fused
+// is faster at M = 9, 16, 32 and 64 on all three shapes (M = 64: 4096x4096
+// 19.0 against 24.2 us, 14336x4096 42.7 against 79.9, 4096x14336 40.0
+// against 82.7); at M = 128 it is slower on 14336x4096 (82.5 against 80.5)
+// and within 2 % on 4096x4096 (27.8 against 28.4), and every M >= 256 is
+// slower on all three. A prefers, not a need: forcing takes it at any M.
 constexpr RoutePredicate kFusedMAtMostCrossover{
     "M <= 64", [](const Problem& p, const Caps&) { return value("M", p.M); },
     [](const Problem& p, const Caps&) { return p.M <= kFusedMaxM; }, "fused_m_above_crossover"};
