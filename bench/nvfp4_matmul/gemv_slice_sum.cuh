@@ -2,6 +2,8 @@
 // output: it adds the slices' sums in slice order from +0 (a fixed order,
 // so the bits do not depend on timing), restores the fast path's power of
 // two and stores as gemv_mma does (bias, one rounding). Bench only.
+// Launched to overlap GemvMmaSliced's tail (programmatic dependent launch,
+// as prefill_fused_sum is): every thread waits for it before any read.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +38,7 @@ struct GemvSliceSum {
 
   template <class Ctx>
   NVH_HD static void body(Ctx& ctx, const Params& p) {
+    ctx.wait_prior_grid();
     if (p.out.kind == nvh::HalfKind::fp16) {
       sum<nvh::HalfKind::fp16>(ctx, p);
     } else {
@@ -48,6 +51,7 @@ struct GemvSliceSum {
     s.block = {kMaxBlockThreads, 1, 1};
     s.grid = {static_cast<uint32_t>((p.out.M * p.out.N + kMaxBlockThreads - 1) / kMaxBlockThreads),
               1, 1};
+    s.overlaps_prior_grid = true;
     return s;
   }
 };

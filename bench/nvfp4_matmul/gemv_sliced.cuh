@@ -107,6 +107,7 @@ struct GemvMmaSliced : GemvMma {
     } else {
       run_sliced<nvh::HalfKind::bf16>(ctx, p);
     }
+    ctx.launch_dependents();  // GemvSliceSum, launched to overlap this grid's tail, may start
   }
 
   // The path this variant has (header comment), checked on the host before a launch.
