@@ -415,10 +415,11 @@ struct PrefillFused {
       run_tile<kKind>(ctx, p, Tile{mt * kTileRows, n0, slice}, w);
     }
     // With k_slices > 1, prefill_fused_sum may start launching now: it is
-    // launched to overlap this kernel and waits for it to finish. Only after
-    // every tile, so that its blocks, which hold SMs while they wait, never
-    // take one from a block of this grid (they are all resident or done by
-    // the time the last block gets here).
+    // launched to overlap this kernel and waits for it to finish. The
+    // trigger takes effect once every block of this grid has made it or
+    // exited, so the sum's blocks can never hold an SM a block of this grid
+    // still needs. After the last tile is what was timed (PERF.md); earlier
+    // would start the sum's launch sooner, not timed.
     ctx.launch_dependents();
   }
 
