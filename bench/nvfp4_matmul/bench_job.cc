@@ -357,21 +357,11 @@ void time_fused_shapes(nvh::Backend& backend, Bench& bench, const Bench::Sets& s
   // kernel, not overlapping it: what the overlap buys, in the same run.
   const FusedPlan plan = prefill_fused_plan(s.M, s.N, s.K);
   if (plan.k_slices == 1) return;
-  const int32_t k = plan.k_slices;
-  switch (plan.shape) {
-    case FusedShape::m16n64:
-      return time_fused_shape<PrefillFusedM16N64>(backend, bench, sets, s, "m16n64", k, bytes,
-                                                  flops, false);
-    case FusedShape::m32n128:
-      return time_fused_shape<PrefillFusedM32N128>(backend, bench, sets, s, "m32n128", k, bytes,
-                                                   flops, false);
-    case FusedShape::m64n128:
-      return time_fused_shape<PrefillFusedM64N128>(backend, bench, sets, s, "m64n128", k, bytes,
-                                                   flops, false);
-    case FusedShape::m128n128:
-      return time_fused_shape<PrefillFusedM128N128>(backend, bench, sets, s, "m128n128", k, bytes,
-                                                    flops, false);
-  }
+  const std::string label = prefill_fused_variant_name({plan.shape, 1});
+  with_fused_shape(plan.shape, [&](auto shape) {
+    time_fused_shape<typename decltype(shape)::type>(backend, bench, sets, s, label.c_str(),
+                                                     plan.k_slices, bytes, flops, false);
+  });
 }
 
 // Issue 16's M sweep: per shape and M, the whole operator call on

@@ -188,20 +188,9 @@ void run_prefill_fused(nvh::Backend& backend, const MatmulArgs& a, const Problem
     const auto at = reinterpret_cast<std::uintptr_t>(scratch);
     params.parts = reinterpret_cast<float*>((at + 15) / 16 * 16);
   }
-  switch (plan.shape) {
-    case FusedShape::m16n64:
-      run_prefill_fused_shape<PrefillFusedM16N64>(backend, params);
-      break;
-    case FusedShape::m32n128:
-      run_prefill_fused_shape<PrefillFusedM32N128>(backend, params);
-      break;
-    case FusedShape::m64n128:
-      run_prefill_fused_shape<PrefillFusedM64N128>(backend, params);
-      break;
-    default:
-      run_prefill_fused_shape<PrefillFusedM128N128>(backend, params);
-      break;
-  }
+  with_fused_shape(plan.shape, [&](auto shape) {
+    run_prefill_fused_shape<typename decltype(shape)::type>(backend, params);
+  });
   if (own_parts.data()) backend.synchronize();  // the parts are freed on return
 }
 

@@ -15,22 +15,11 @@ struct ShapeFacts {
   int64_t rows, cols, blocks_per_sm;
 };
 
-template <class F>
-constexpr ShapeFacts facts_of() {
-  return {F::kTileRows, F::kTileCols, F::kMinBlocksPerSM};
-}
-
 ShapeFacts facts(FusedShape s) {
-  switch (s) {
-    case FusedShape::m16n64:
-      return facts_of<PrefillFusedM16N64>();
-    case FusedShape::m32n128:
-      return facts_of<PrefillFusedM32N128>();
-    case FusedShape::m64n128:
-      return facts_of<PrefillFusedM64N128>();
-    default:
-      return facts_of<PrefillFusedM128N128>();
-  }
+  return with_fused_shape(s, [](auto tag) {
+    using F = typename decltype(tag)::type;
+    return ShapeFacts{F::kTileRows, F::kTileCols, F::kMinBlocksPerSM};
+  });
 }
 
 FusedShape shape_for(int64_t M) {

@@ -1181,21 +1181,11 @@ Family alignment() {
 struct FusedFacts {
   int64_t rows, cols, k_warps, stages;
 };
-template <class F>
-FusedFacts fused_facts_of() {
-  return {F::kTileRows, F::kTileCols, F::kKWarps, F::kStages};
-}
 FusedFacts fused_facts(FusedShape shape) {
-  switch (shape) {
-    case FusedShape::m16n64:
-      return fused_facts_of<PrefillFusedM16N64>();
-    case FusedShape::m32n128:
-      return fused_facts_of<PrefillFusedM32N128>();
-    case FusedShape::m64n128:
-      return fused_facts_of<PrefillFusedM64N128>();
-    default:
-      return fused_facts_of<PrefillFusedM128N128>();
-  }
+  return with_fused_shape(shape, [](auto tag) {
+    using F = typename decltype(tag)::type;
+    return FusedFacts{F::kTileRows, F::kTileCols, F::kKWarps, F::kStages};
+  });
 }
 FusedPlan fused_plan(const CaseSpec& s) { return prefill_fused_plan(s.M, s.N, s.K); }
 FusedFacts fused_facts(const CaseSpec& s) { return fused_facts(fused_plan(s).shape); }
