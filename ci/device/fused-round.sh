@@ -7,7 +7,11 @@
 # gpu__time_duration beside the bench's kernel time, and the stall reasons),
 # and Nsight Compute on item 7's kernels (gemv_mma on 5120 x 25600 at M = 1,
 # 4, 8 and prefill_vec8's dequant at 4096 x 4096), each one launch of
-# `nvfp4-harness run --route R` on a file of write-inputs.py.
+# `nvfp4-harness run --route R` on a file of write-inputs.py. Nsight Compute
+# runs with the clocks unlocked (--clock-control none), as the bench runs, so
+# its gpu__time_duration compares with the bench's kernel time (PERF.md);
+# keep `run` problems small (its check of the result runs on the host: at
+# M = 1024 it outlasts the 150 s limit).
 # BIN holds kernels_tests and nvfp4-harness of preset cuda-sm90.
 # Logs go to OUT (default ./out/device), then into OUT/fused-logs.tgz.
 # Usage: ci/device/fused-round.sh BIN [steps...]
@@ -59,7 +63,7 @@ for step in "${steps[@]}"; do
         metrics+=,${local_st}_${stall}_per_issue_active.ratio
       done
       for M in 16 128; do
-        run "ncu_M$M" timeout 150 ncu --kernel-name-base demangled -k 'regex:PrefillFused' --launch-skip 2 \
+        run "ncu_M$M" timeout 150 ncu --clock-control none --kernel-name-base demangled -k 'regex:PrefillFused' --launch-skip 2 \
           --launch-count 2 --metrics "$metrics" "$bin/nvfp4-harness" bench --group msweep --m $M
       done ;;
     ncu7)
@@ -67,13 +71,13 @@ for step in "${steps[@]}"; do
       # full sections: which pipe or memory level bounds each.
       for M in 1 4 8; do
         python3 ci/device/write-inputs.py "$out/gemv_M$M.safetensors" $M 5120 25600
-        run "ncu7_gemv_mma_M$M" timeout 150 ncu --kernel-name-base demangled -k 'regex:GemvMma' \
+        run "ncu7_gemv_mma_M$M" timeout 150 ncu --clock-control none --kernel-name-base demangled -k 'regex:GemvMma' \
           --launch-count 1 --set full "$bin/nvfp4-harness" run --inputs "$out/gemv_M$M.safetensors" \
           --route gemv_mma --backend cuda
         rm -f "$out/gemv_M$M.safetensors"
       done
       python3 ci/device/write-inputs.py "$out/vec8.safetensors" 16 4096 4096
-      run ncu7_prefill_vec8 timeout 150 ncu --kernel-name-base demangled -k 'regex:DequantChunk' \
+      run ncu7_prefill_vec8 timeout 150 ncu --clock-control none --kernel-name-base demangled -k 'regex:DequantChunk' \
         --launch-count 1 --set full "$bin/nvfp4-harness" run --inputs "$out/vec8.safetensors" \
         --route prefill_vec8 --backend cuda
       rm -f "$out/vec8.safetensors" ;;
