@@ -1,5 +1,6 @@
 #include "float16.h"
 
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -69,10 +70,30 @@ double half_to_double(uint16_t bits, Half kind) {
   return negative ? -value : value;
 }
 
+namespace {
+
+// Every one of the 2^16 encodings of `kind` through half_to_double, once per
+// process: an operand of a large case has millions of elements but only
+// 65536 distinct values, and each is decoded exactly as half_to_double does.
+using HalfTable = std::array<double, 65536>;
+HalfTable decode_every_half(Half kind) {
+  HalfTable t{};
+  for (uint32_t b = 0; b < t.size(); ++b) t[b] = half_to_double(static_cast<uint16_t>(b), kind);
+  return t;
+}
+const HalfTable& half_table(Half kind) {
+  static const HalfTable fp16 = decode_every_half(Half::fp16);
+  static const HalfTable bf16 = decode_every_half(Half::bf16);
+  return kind == Half::fp16 ? fp16 : bf16;
+}
+
+}  // namespace
+
 std::vector<double> halves_to_doubles(const uint16_t* bits, int64_t count, Half kind) {
+  detail::check_half("halves_to_doubles", kind);
+  const HalfTable& table = half_table(kind);
   std::vector<double> out(static_cast<std::size_t>(count));
-  for (int64_t i = 0; i < count; ++i)
-    out[static_cast<std::size_t>(i)] = half_to_double(bits[i], kind);
+  for (int64_t i = 0; i < count; ++i) out[static_cast<std::size_t>(i)] = table[bits[i]];
   return out;
 }
 

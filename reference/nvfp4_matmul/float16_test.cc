@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <vector>
 
 #include "test_util.h"
 
@@ -115,6 +117,23 @@ TEST(Float16, EveryPatternRoundTrips) {
   }
 }
 
+// The operands' bulk decode (a table of every pattern) gives half_to_double's
+// value for every pattern, bit for bit (NaN as half_to_double's NaN), in
+// both kinds, and in the order given.
+TEST(Float16, BulkDecodeIsHalfToDoubleOfEveryPattern) {
+  std::vector<uint16_t> every(65536);
+  for (uint32_t b = 0; b < every.size(); ++b) every[b] = static_cast<uint16_t>(65535 - b);
+  for (Half kind : {Half::fp16, Half::bf16}) {
+    const std::vector<double> bulk = halves_to_doubles(every.data(), 65536, kind);
+    ASSERT_EQ(bulk.size(), every.size());
+    for (std::size_t i = 0; i < every.size(); ++i) {
+      const double one = half_to_double(every[i], kind);
+      ASSERT_EQ(std::memcmp(&bulk[i], &one, sizeof one), 0)
+          << half_name(kind) << " 0x" << std::hex << every[i];
+    }
+  }
+}
+
 TEST(Float16, DecodesSpecials) {
   EXPECT_EQ(half_to_double(0x7C00, Half::fp16), kInf);
   EXPECT_EQ(half_to_double(0xFF80, Half::bf16), -kInf);
@@ -135,6 +154,9 @@ TEST(Float16, RejectsAKindOutsideTheEnum) {
             "round_float_to_half: kind = 2: must be Half::fp16 or Half::bf16");
   EXPECT_EQ(invalid_argument_message([&] { half_to_double(0, bad); }),
             "half_to_double: kind = 2: must be Half::fp16 or Half::bf16");
+  const uint16_t one = 0x3C00;
+  EXPECT_EQ(invalid_argument_message([&] { halves_to_doubles(&one, 1, bad); }),
+            "halves_to_doubles: kind = 2: must be Half::fp16 or Half::bf16");
 }
 
 }  // namespace
