@@ -56,8 +56,10 @@ uint16_t round_float_to_half(float v, Half kind) {
   return round_impl("round_float_to_half", static_cast<double>(v), kind);
 }
 
-double half_to_double(uint16_t bits, Half kind) {
-  const HalfLayout& L = layout("half_to_double", kind);
+namespace {
+
+// The value of one encoding, from the format's fields (minifloat.h).
+double decode_half(uint16_t bits, const HalfLayout& L) {
   const bool negative = (bits & 0x8000) != 0;
   const uint16_t magnitude = bits & 0x7FFF;
   double value = 0;
@@ -70,24 +72,27 @@ double half_to_double(uint16_t bits, Half kind) {
   return negative ? -value : value;
 }
 
-namespace {
-
-// Every one of the 2^16 encodings of `kind` through half_to_double, once per
-// process: an operand of a large case has millions of elements but only
-// 65536 distinct values, and each is decoded exactly as half_to_double does.
+// Every one of a format's 2^16 encodings decoded once per process: a large
+// case decodes each operand element, and its output bound each product's
+// two (M x N x K), from only 65536 distinct values.
 using HalfTable = std::array<double, 65536>;
-HalfTable decode_every_half(Half kind) {
+HalfTable decode_every_half(const HalfLayout& L) {
   HalfTable t{};
-  for (uint32_t b = 0; b < t.size(); ++b) t[b] = half_to_double(static_cast<uint16_t>(b), kind);
+  for (uint32_t b = 0; b < t.size(); ++b) t[b] = decode_half(static_cast<uint16_t>(b), L);
   return t;
 }
 const HalfTable& half_table(Half kind) {
-  static const HalfTable fp16 = decode_every_half(Half::fp16);
-  static const HalfTable bf16 = decode_every_half(Half::bf16);
+  static const HalfTable fp16 = decode_every_half(kFp16);
+  static const HalfTable bf16 = decode_every_half(kBf16);
   return kind == Half::fp16 ? fp16 : bf16;
 }
 
 }  // namespace
+
+double half_to_double(uint16_t bits, Half kind) {
+  detail::check_half("half_to_double", kind);
+  return half_table(kind)[bits];
+}
 
 std::vector<double> halves_to_doubles(const uint16_t* bits, int64_t count, Half kind) {
   detail::check_half("halves_to_doubles", kind);

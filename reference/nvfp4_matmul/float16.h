@@ -21,7 +21,9 @@ uint16_t round_to_half(double v, Half kind);
 // The same from a float. float -> double is exact, so this is still one rounding.
 uint16_t round_float_to_half(float v, Half kind);
 
-// The exact value of a bit pattern (inf -> +-inf, NaN -> quiet NaN).
+// The exact value of a bit pattern (inf -> +-inf, NaN -> quiet NaN): a
+// lookup in a table of every pattern, decoded from the format's fields once
+// per process.
 double half_to_double(uint16_t bits, Half kind);
 
 // half_to_double of each of `count` bit patterns: operands converted once,
