@@ -410,14 +410,14 @@ std::string element_mismatch(int64_t m, int64_t n, uint16_t got, uint16_t want,
 //     (shift 7, DESIGN.md "Special values"), so its spacing counts 2^7 times more.
 // The weights are the contract's on every route, so no term for them.
 // An infinite output passes where y64 plus the bound reaches the overflow threshold.
+// `a`, `w`: A and the reference's W as doubles (decoded once per check, not
+// once per product).
 std::string check_rounded_element(const CaseSpec& s, const CaseInputs& in, const Oracle& o,
+                                  const std::vector<double>& a, const std::vector<double>& w,
                                   int64_t m, int64_t n, uint16_t bits, int shift) {
   const ref::Half kind = ref_half(s.dtype);
   double S = in.bias.empty() ? 0.0 : std::fabs(ref::half_to_double(in.bias[n], kind));
-  for (int64_t k = 0; k < s.K; ++k) {
-    S += std::fabs(ref::half_to_double(in.A[m * s.K + k], kind) *
-                   ref::half_to_double(o.W[n * s.K + k], kind));
-  }
+  for (int64_t k = 0; k < s.K; ++k) S += std::fabs(a[m * s.K + k] * w[n * s.K + k]);
   const double ref_y = o.y64[m * s.N + n];
   const double bound = output_ulp(std::fabs(ref_y), s.dtype) + (s.K + 2) * std::ldexp(S, -23) +
                        (s.K + 2) * std::ldexp(1.0, shift - 149);
@@ -441,6 +441,7 @@ std::string check_rounded_element(const CaseSpec& s, const CaseInputs& in, const
 std::string check_output_bound(const CaseSpec& s, const CaseInputs& in, const CaseRun& run,
                                const Oracle& o) {
   const int shift = run.decision.route == Route::gemv_mma && s.dtype == DType::bf16 ? 7 : 0;
+  std::vector<double> a, w;  // decoded at the first element whose outcome depends on the order
   for (int64_t m = 0; m < s.M; ++m) {
     for (int64_t n = 0; n < s.N; ++n) {
       const std::size_t i = static_cast<std::size_t>(m * s.N + n);
@@ -461,7 +462,13 @@ std::string check_output_bound(const CaseSpec& s, const CaseInputs& in, const Ca
       if (outcome == ref::SumOutcome::overflow &&
           (is_nan_half(bits, s.dtype) || is_inf_half(bits, s.dtype)))
         continue;
-      if (std::string e = check_rounded_element(s, in, o, m, n, bits, shift); !e.empty()) return e;
+      if (a.empty() && s.K > 0) {
+        const ref::Half kind = ref_half(s.dtype);
+        a = ref::halves_to_doubles(in.A.data(), s.M * s.K, kind);
+        w = ref::halves_to_doubles(o.W.data(), s.N * s.K, kind);
+      }
+      if (std::string e = check_rounded_element(s, in, o, a, w, m, n, bits, shift); !e.empty())
+        return e;
     }
   }
   return "";

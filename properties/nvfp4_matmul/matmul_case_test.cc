@@ -110,6 +110,33 @@ TEST(CheckOutputBound, RoundedElementsGetTheBoundAndInfinityWhereItReaches) {
   EXPECT_NE(check_output_bound(m.spec, m.in, m.run, m.oracle), "");
 }
 
+// The bound's S is element [m, n]'s own: sum |A[m, k] * W[n, k]|. fp16, M = N
+// = 2, K = 16, scales 1. A row 1 = [1024, 1024, 2^-14, 0...]; W row 0 = 1 at
+// every k, W row 1 = [6, -6, 1, 0...]. Y[1,1] = 6144 - 6144 + 2^-14 cancels
+// next to a 2^-14 grid (rounded), S = 12288 + 2^-14, so its bound is 18 *
+// 2^-23 * S = 0.02637 (plus an ulp of 2^-24 and 18 * 2^-149): 0.02 passes and
+// 0.03 fails. With the S of another row of W (2048 + 2^-14) 0.02 would fail.
+TEST(CheckOutputBound, ARoundedElementsBoundIsItsOwnRowAndColumns) {
+  std::vector<uint16_t> A(32, 0);
+  A[0] = kOne;
+  A[16] = A[17] = 0x6400;               // 1024
+  A[18] = 0x0400;                       // 2^-14
+  std::vector<uint8_t> codes(32, 0x2);  // row 0: 1.0
+  for (int k = 16; k < 32; ++k) codes[k] = 0x0;
+  codes[16] = 0x7;  // 6
+  codes[17] = 0xF;  // -6
+  codes[18] = 0x2;  // 1
+  Made m = make(DType::fp16, 2, 2, 16, A, codes, {0x38, 0x38}, 1.0f);
+  ASSERT_EQ(m.oracle.outcomes[3], ref::SumOutcome::rounded);
+  ASSERT_EQ(m.oracle.y64[3], 0x1p-14);
+  m.run.Y[3] = ref::round_to_half(0.02, ref::Half::fp16);
+  EXPECT_EQ(check_output_bound(m.spec, m.in, m.run, m.oracle), "");
+  m.run.Y[3] = ref::round_to_half(0.03, ref::Half::fp16);
+  const std::string e = check_output_bound(m.spec, m.in, m.run, m.oracle);
+  EXPECT_EQ(e.rfind("Y[1,1] = ", 0), 0u) << e;
+  EXPECT_NE(e.find("exceeds the bound 0.0263"), std::string::npos) << e;
+}
+
 // bf16, A = 2^120: products 2^120 * 2688 overflow fp32, so the outcome is
 // "overflow" and a route may write a finite value, an infinity or NaN.
 TEST(CheckOutputBound, OverflowingSumsAcceptInfinityAndNaN) {
