@@ -73,8 +73,8 @@ double decode_half(uint16_t bits, const HalfLayout& L) {
 }
 
 // Every one of a format's 2^16 encodings decoded once per process: a large
-// case decodes each operand element, and its output bound each product's
-// two (M x N x K), from only 65536 distinct values.
+// case decodes millions of operand elements, and every one is one of 65536
+// values.
 using HalfTable = std::array<double, 65536>;
 HalfTable decode_every_half(const HalfLayout& L) {
   HalfTable t{};
