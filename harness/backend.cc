@@ -30,6 +30,36 @@ int default_cuda_device() {
   return ctest_assigned_gpu(std::getenv("CTEST_RESOURCE_GROUP_0_GPUS")).value_or(0);
 }
 
+uint32_t* Backend::zeroed_counters(std::size_t count) {
+  if (count <= counter_count_) {
+    if (kind() == BackendKind::host) {
+      synchronize();
+      const auto* c = static_cast<const uint32_t*>(counters_);
+      for (std::size_t i = 0; i < counter_count_; ++i) {
+        if (c[i] != 0) {
+          throw std::logic_error("zeroed_counters: counter " + std::to_string(i) + " of " +
+                                 std::to_string(counter_count_) + " holds " + std::to_string(c[i]) +
+                                 ": a kernel left it there (its last arrival must wrap it to 0)");
+        }
+      }
+    }
+    return static_cast<uint32_t*>(counters_);
+  }
+  synchronize();  // a kernel may still be counting in the old ones
+  release_counters();
+  counters_ = allocate(count * sizeof(uint32_t));
+  counter_count_ = count;
+  describe_allocation(counters_, 0, count * sizeof(uint32_t), "zeroed counters");
+  fill(counters_, 0, count * sizeof(uint32_t));
+  return static_cast<uint32_t*>(counters_);
+}
+
+void Backend::release_counters() noexcept {
+  if (counters_) release(counters_);
+  counters_ = nullptr;
+  counter_count_ = 0;
+}
+
 Buffer::Buffer(Backend& backend, std::size_t bytes, const std::string& label)
     : backend_(&backend), data_(bytes ? backend.allocate(bytes) : nullptr), bytes_(bytes) {
   if (data_ && !label.empty()) backend.describe_allocation(data_, 0, bytes, label);
@@ -105,6 +135,7 @@ namespace {
 class HostBackend final : public Backend {
  public:
   HostBackend() { caps_.device_name = "host executor"; }
+  ~HostBackend() override { release_counters(); }
   BackendKind kind() const override { return BackendKind::host; }
   std::string arch() const override { return "host"; }
   const DeviceCaps& caps() const override { return caps_; }

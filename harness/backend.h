@@ -54,6 +54,24 @@ class Backend {
   virtual void copy_out(void* dst, const void* src, std::size_t bytes) = 0;  // backend -> host
   virtual void fill(void* dst, uint8_t byte, std::size_t bytes) = 0;
   virtual void synchronize() = 0;
+
+  // `count` 32-bit counters that start at zero, for kernels whose blocks
+  // count their arrivals (kernel_ctx.h: atomic_inc_global wraps a counter
+  // back to zero with its last arrival). Every kernel leaves the counters
+  // it used at zero, so the backend zeroes them once and every launch after
+  // reuses them; a call asking for more than it holds makes a new zeroed
+  // allocation (after a synchronize). The host backend checks that the
+  // counters it hands out again are all zero, and throws std::logic_error
+  // naming the first that is not (a kernel that did not wrap its count).
+  uint32_t* zeroed_counters(std::size_t count);
+
+ protected:
+  // Every backend's destructor calls this: release() is the derived class's.
+  void release_counters() noexcept;
+
+ private:
+  void* counters_ = nullptr;
+  std::size_t counter_count_ = 0;
 };
 
 // Backend memory owned by one object. `label` names it in memory-check messages.

@@ -53,6 +53,15 @@ struct DeviceCtx {
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
   }
+  // Global atomics and fences, for blocks that hand work to one another (a
+  // tile's last block to arrive sums what the others left). atom.inc: the
+  // old value, and the counter wraps to 0 once it reaches `wrap_at`.
+  // __threadfence(): this thread's global accesses before it are seen by
+  // every thread of the device before its accesses after it.
+  __device__ __forceinline__ uint32_t atomic_inc_global(uint32_t* counter, uint32_t wrap_at) const {
+    return atomicInc(counter, wrap_at);
+  }
+  __device__ __forceinline__ void fence_global() const { __threadfence(); }
   __device__ __forceinline__ void sync_threads() const { __syncthreads(); }
   // Barrier of the warp's lanes, which also orders their shared-memory
   // accesses (one lane reading what another copied in).

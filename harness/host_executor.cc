@@ -83,6 +83,9 @@ class HostBlock {
   // The operands of the mma the warp's lanes deposited, decoded by the first
   // lane past the barrier (one decode per mma, not one per lane).
   const MmaOperands& mma_operands(uint32_t thread, HalfKind kind);
+  // A thread of the block with a global store no fence of its own follows,
+  // or null.
+  const HostCtx* unfenced_thread() const;
 
  private:
   struct Warp {
@@ -104,6 +107,7 @@ class HostBlock {
   std::vector<Warp> warps_;
   uint32_t block_live_ = 0, block_arrived_ = 0;
   uint64_t block_generation_ = 0;
+  uintptr_t atomic_unfenced_ = 0;  // ThreadOrder::block_atomic_unfenced of this block
   uint64_t progress_ = 0;  // arrivals and exits; a scheduling round without any is a deadlock
   std::exception_ptr error_;
 };
@@ -121,6 +125,7 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
     warps_[w].live = std::min(kWarpSize, n - w * kWarpSize);
   block_live_ = n;
   block_arrived_ = 0;
+  atomic_unfenced_ = 0;
   error_ = nullptr;
 
   for (uint32_t t = 0; t < n; ++t) {
@@ -130,7 +135,8 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
     c.block_dim_ = shape.block;
     c.grid_dim_ = shape.grid;
     c.linear_thread_ = t;
-    c.awaiting_prior_grid_ = shape.overlaps_prior_grid;
+    c.order_.awaiting_prior_grid = shape.overlaps_prior_grid;
+    c.order_.block_atomic_unfenced = &atomic_unfenced_;
     c.shared_ = shared;
     c.block_state_ = this;
     fibers_[t] = ctx::fiber(std::allocator_arg, stacks_, [this, t, &body](ctx::fiber&& sink) {
@@ -153,8 +159,7 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
     for (uint32_t t = 0; t < n && !error_; ++t) {
       if (!fibers_[t]) continue;
       // whom a memory violation names, and whether it may touch global memory yet
-      scope.set_thread(&threads_[t].thread_, &threads_[t].block_,
-                       &threads_[t].awaiting_prior_grid_);
+      scope.set_thread(&threads_[t].thread_, &threads_[t].block_, &threads_[t].order_);
       fibers_[t] = std::move(fibers_[t]).resume();
       if (fibers_[t]) ++live;
     }
@@ -304,6 +309,41 @@ void HostCtx::mma_m16n8k16(float d[4], const uint32_t a[4], const uint32_t b[2],
   for (int i = 0; i < 4; ++i) d[i] = out[i];
 }
 
+const HostCtx* HostBlock::unfenced_thread() const {
+  for (const HostCtx& c : threads_) {
+    if (c.order_.unfenced_store) return &c;
+  }
+  return nullptr;
+}
+
+uint32_t HostCtx::atomic_inc_global(uint32_t* counter, uint32_t wrap_at) {
+  memcheck::check_access(counter, 4, memcheck::Op::atomic, memcheck::Space::global);
+  // Without collectives the threads of a block run one after another, so
+  // only this thread's own stores can be judged.
+  const HostCtx* unfenced = block_state_            ? block_state_->unfenced_thread()
+                            : order_.unfenced_store ? this
+                                                    : nullptr;
+  if (unfenced && memcheck::t_current) {
+    memcheck::t_current->fail_unfenced_store(reinterpret_cast<uintptr_t>(counter),
+                                             unfenced->thread_, unfenced->order_);
+  }
+  if (order_.block_atomic_unfenced) {
+    *order_.block_atomic_unfenced = reinterpret_cast<uintptr_t>(counter);
+  }
+  // atom.inc as a compare-and-swap loop (the builtins have no wrapping increment).
+  uint32_t old = __atomic_load_n(counter, __ATOMIC_SEQ_CST);
+  while (!__atomic_compare_exchange_n(counter, &old, old >= wrap_at ? 0u : old + 1u, false,
+                                      __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+  }
+  return old;
+}
+
+void HostCtx::fence_global() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  order_.unfenced_store = 0;
+  if (order_.block_atomic_unfenced) *order_.block_atomic_unfenced = 0;
+}
+
 void run_block_plain(const LaunchShape& shape, Dim3 block, unsigned char* shared,
                      const HostThreadBody& body, memcheck::Scope& scope) {
   HostCtx c;
@@ -311,12 +351,15 @@ void run_block_plain(const LaunchShape& shape, Dim3 block, unsigned char* shared
   c.block_dim_ = shape.block;
   c.grid_dim_ = shape.grid;
   c.shared_ = shared;
-  scope.set_thread(&c.thread_, &c.block_, &c.awaiting_prior_grid_);  // c is each thread in turn
+  uintptr_t atomic_unfenced = 0;                       // the block's, as HostBlock keeps it
+  scope.set_thread(&c.thread_, &c.block_, &c.order_);  // c is each thread in turn
   const uint32_t n = threads_per_block(shape);
   for (uint32_t t = 0; t < n; ++t) {
     c.thread_ = unflatten(t, shape.block);
     c.linear_thread_ = t;
-    c.awaiting_prior_grid_ = shape.overlaps_prior_grid;
+    c.order_ = memcheck::ThreadOrder{};
+    c.order_.awaiting_prior_grid = shape.overlaps_prior_grid;
+    c.order_.block_atomic_unfenced = &atomic_unfenced;
     body(c);
   }
 }

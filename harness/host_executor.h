@@ -71,8 +71,15 @@ class HostCtx {
   // there is nothing to wait for; what is checked is the rule: in a launch
   // with overlaps_prior_grid, a thread's global access before its
   // wait_prior_grid() is a violation (memcheck), as it is a race on the GPU.
-  void wait_prior_grid() { awaiting_prior_grid_ = false; }
+  void wait_prior_grid() { order_.awaiting_prior_grid = false; }
   void launch_dependents() {}
+
+  // Global atomics and fences: a real atomic (blocks run concurrently on
+  // the worker threads) and a real fence, and the rules of that pattern
+  // checked (host_memcheck.h): the block's stores before the atomic are
+  // fenced, and a fence follows the atomic before the block reads on.
+  uint32_t atomic_inc_global(uint32_t* counter, uint32_t wrap_at);
+  void fence_global();
 
  private:
   friend class HostBlock;
@@ -88,7 +95,7 @@ class HostCtx {
 
   Dim3 thread_, block_, block_dim_, grid_dim_;
   uint32_t linear_thread_ = 0;
-  bool awaiting_prior_grid_ = false;  // overlaps_prior_grid, until wait_prior_grid()
+  memcheck::ThreadOrder order_;  // what the memory checker holds this thread to
   unsigned char* shared_ = nullptr;
   HostBlock* block_state_ = nullptr;  // null when the kernel declared no collectives
 };

@@ -92,6 +92,8 @@ const char* op_name(Op op) {
       return "cp.async read";
     case Op::cp_async_write:
       return "cp.async write";
+    case Op::atomic:
+      return "atomic";
   }
   return "access";  // LCOV_EXCL_LINE: every Op is named above
 }
@@ -209,6 +211,27 @@ void Scope::fail_before_wait(uintptr_t a, uint32_t width, Op op) const {
   fail(a, width, op,
        "before the thread's wait_prior_grid(), in a launch that overlaps the grid before it "
        "(programmatic dependent launch: that grid may still be writing global memory)",
+       region ? region : nearest(a), region != nullptr);
+}
+
+void Scope::fail_after_atomic(uintptr_t a, uint32_t width, Op op) const {
+  const Region* region = containing(a);
+  fail(a, width, op,
+       "after the block's global atomic at " + hex(*order_->block_atomic_unfenced) +
+           " and before any fence_global() of the block after it (__threadfence: without it the "
+           "read may return what the SM held before another block's fenced store)",
+       region ? region : nearest(a), region != nullptr);
+}
+
+void Scope::fail_unfenced_store(uintptr_t a, const Dim3& other, const ThreadOrder& store) const {
+  const Region* stored = containing(store.unfenced_store);
+  const Region* region = containing(a);
+  fail(a, 4, Op::atomic,
+       "made while thread " + dims(&other) + " of the block has a " +
+           std::to_string(store.unfenced_width) + "-byte store at " + hex(store.unfenced_store) +
+           (stored && !stored->label.empty() ? " (\"" + stored->label + "\")" : std::string()) +
+           " that no fence_global() of that thread follows (__threadfence: a block that sees "
+           "this atomic may not yet see that store)",
        region ? region : nearest(a), region != nullptr);
 }
 

@@ -14,7 +14,17 @@
 //     shared memory, and a cp.async destination is;
 //   - order: in a launch that overlaps the grid before it
 //     (LaunchShape::overlaps_prior_grid), no thread touches global memory
-//     before its wait_prior_grid(): that grid may still be writing it.
+//     before its wait_prior_grid(): that grid may still be writing it;
+//   - fences around a global atomic (blocks that count their arrivals, so
+//     that the last one reads what the others stored): when a thread of a
+//     block makes the atomic, every global store a thread of that block made
+//     before it is followed by that thread's fence_global() (else a block
+//     that sees the count may not see the store), and after the atomic no
+//     thread of the block reads global memory until a thread of the block
+//     has fenced after it (else it may read what it saw before the count).
+//     On the CPU the store is visible anyway (x86 keeps stores in order, and
+//     the executor's atomic is sequentially consistent), so without these
+//     rules a missing fence would pass here and race, rarely, on the GPU.
 // A violation throws MemoryViolation, naming the kernel, the thread and block,
 // the address, the access and the allocation it hit or was nearest to.
 //
@@ -43,7 +53,7 @@ class MemoryViolation : public std::runtime_error {
 
 namespace memcheck {
 
-enum class Op : uint8_t { load, store, cp_async_read, cp_async_write };
+enum class Op : uint8_t { load, store, cp_async_read, cp_async_write, atomic };
 
 // Where an access may land: global memory only (ld.global.nc through
 // __ldg, a cp.async source), shared memory only (a cp.async destination),
@@ -73,6 +83,17 @@ void describe_allocation(const void* base, std::size_t offset, std::size_t bytes
 // The registered allocations now; a launch checks against this snapshot.
 std::shared_ptr<const Regions> registered_allocations();
 
+// The ordering duties the checker tracks for one thread (the executor keeps
+// one per thread, and one block flag per block).
+struct ThreadOrder {
+  bool awaiting_prior_grid = false;  // overlaps_prior_grid, until wait_prior_grid()
+  uintptr_t unfenced_store = 0;      // a global store since the thread's last fence (0: none)
+  uint32_t unfenced_width = 0;
+  // The address of the block's last global atomic while no thread of the
+  // block has fenced since (0: none); shared by the block's threads.
+  uintptr_t* block_atomic_unfenced = nullptr;
+};
+
 // What the checker knows while one worker thread runs blocks of one launch:
 // the kernel, the allocations, the block's shared memory, and which thread
 // is running (the executor updates it before running each thread). Installs
@@ -85,13 +106,11 @@ class Scope {
   Scope& operator=(const Scope&) = delete;
 
   void set_shared(const unsigned char* shared, std::size_t bytes);
-  // `awaiting_prior_grid`: the thread's flag that it has not yet waited for
-  // the grid its launch overlaps (null: the launch overlaps none).
-  void set_thread(const Dim3* thread, const Dim3* block,
-                  const bool* awaiting_prior_grid = nullptr) {
+  // `order`: the thread's ordering duties (null: none are checked).
+  void set_thread(const Dim3* thread, const Dim3* block, ThreadOrder* order = nullptr) {
     thread_ = thread;
     block_ = block;
-    awaiting_prior_grid_ = awaiting_prior_grid;
+    order_ = order;
   }
 
   // Inline for the legal accesses that hit shared memory or an allocation
@@ -99,9 +118,7 @@ class Scope {
   // check_slow, which finds the allocation, remembers it, or throws.
   void check(uintptr_t a, uint32_t width, Op op, Space space) {
     const uintptr_t last = a + width;
-    if (awaiting_prior_grid_ && *awaiting_prior_grid_ &&
-        !(a >= shared_.begin && last <= shared_.end))
-      fail_before_wait(a, width, op);
+    if (order_ && !(a >= shared_.begin && last <= shared_.end)) check_order(a, width, op);
     if ((a & (width - 1)) == 0) {
       if (a >= shared_.begin && last <= shared_.end) {
         if (space != Space::global) return;
@@ -113,6 +130,11 @@ class Scope {
     }
     check_slow(a, width, op, space);
   }
+
+  // A global atomic at `a` while the block's thread `other` holds a store
+  // it has not fenced (`store`, that thread's order): throws MemoryViolation.
+  [[noreturn]] void fail_unfenced_store(uintptr_t a, const Dim3& other,
+                                        const ThreadOrder& store) const;
 
  private:
   struct Hit {
@@ -126,6 +148,18 @@ class Scope {
   [[noreturn]] void fail(uintptr_t a, uint32_t width, Op op, const std::string& problem,
                          const Region* region, bool inside) const;
   [[noreturn]] void fail_before_wait(uintptr_t a, uint32_t width, Op op) const;
+  // The order rules for an access outside shared memory (header comment).
+  void check_order(uintptr_t a, uint32_t width, Op op) {
+    if (order_->awaiting_prior_grid) fail_before_wait(a, width, op);
+    if (order_->block_atomic_unfenced && *order_->block_atomic_unfenced &&
+        (op == Op::load || op == Op::cp_async_read))
+      fail_after_atomic(a, width, op);
+    if (op == Op::store) {
+      order_->unfenced_store = a;
+      order_->unfenced_width = width;
+    }
+  }
+  [[noreturn]] void fail_after_atomic(uintptr_t a, uint32_t width, Op op) const;
 
   const char* kernel_;
   std::shared_ptr<const Regions> regions_;
@@ -134,7 +168,7 @@ class Scope {
   int next_hit_ = 0;
   const Dim3* thread_ = nullptr;
   const Dim3* block_ = nullptr;
-  const bool* awaiting_prior_grid_ = nullptr;
+  ThreadOrder* order_ = nullptr;
   Scope* previous_;
 };
 

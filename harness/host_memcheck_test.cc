@@ -8,11 +8,13 @@
 
 #include <cstdio>
 #include <initializer_list>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "harness/backend.h"
 #include "harness/host_executor.h"
+#include "harness/last_block_test_kernel.cuh"
 #include "harness/portable_math.h"
 
 namespace nvh {
@@ -327,6 +329,84 @@ TEST(HostMemcheck, GlobalAccessBeforeWaitingForThePriorGridIsCaughtInFibersAndPl
     EXPECT_NO_THROW(launch_on_host<ReadAfterPriorGrid>(overlapping, waits));
     EXPECT_NO_THROW(launch_on_host<ReadAfterPriorGrid>(grid(16, collectives), late));
   }
+}
+
+using test_kernels::LastBlockSums;
+using test_kernels::SkipFence;
+
+TEST(HostMemcheck, AStoreNotFencedBeforeTheBlocksAtomicIsCaught) {
+  auto backend = make_host_backend();
+  Buffer parts(*backend, 2 * 8 * 4, "parts"), out(*backend, 8 * 4, "out");
+  const uint32_t* counter = backend->zeroed_counters(1);
+  const float* culprit_part = parts.as<float>() + 8 + 5;  // block 1, thread (1,1,0)
+  expect_parts(violation([&] {
+                 launch_on_host<LastBlockSums>(grid(16, true),
+                                               {parts.as<float>(), backend->zeroed_counters(1),
+                                                out.as<float>(), SkipFence::writer});
+               }),
+               {"thread (0,0,0), block (1,0,0): 4-byte atomic at " + hex(counter),
+                "while thread (1,1,0) of the block has a 4-byte store at " + hex(culprit_part) +
+                    " (\"parts\")",
+                "no fence_global() of that thread follows", "allocation \"zeroed counters\""});
+}
+
+TEST(HostMemcheck, AReadAfterTheBlocksAtomicBeforeItsFenceIsCaught) {
+  auto backend = make_host_backend();
+  Buffer parts(*backend, 2 * 8 * 4, "parts"), out(*backend, 8 * 4, "out");
+  const uint32_t* counter = backend->zeroed_counters(1);
+  expect_parts(violation([&] {
+                 launch_on_host<LastBlockSums>(grid(16, true),
+                                               {parts.as<float>(), backend->zeroed_counters(1),
+                                                out.as<float>(), SkipFence::reader});
+               }),
+               {"4-byte load at", "after the block's global atomic at " + hex(counter),
+                "before any fence_global() of the block after it", "allocation \"parts\""});
+}
+
+// Without collectives each thread counts itself in after its own store.
+struct StoreThenCount {
+  struct Params {
+    uint32_t* stored;
+    uint32_t* counter;
+    bool fence;
+  };
+  template <class Ctx>
+  static void body(Ctx& ctx, const Params& p) {
+    store_u32(p.stored + ctx.thread_idx().x, 1);
+    if (p.fence || !culprit(ctx)) ctx.fence_global();
+    ctx.atomic_inc_global(p.counter, ~0u);
+  }
+};
+
+TEST(HostMemcheck, AThreadsOwnUnfencedStoreIsCaughtInPlainLoops) {
+  auto backend = make_host_backend();
+  Buffer stored(*backend, 4 * 4, "stored"), counter(*backend, 4, "count");
+  backend->fill(counter.data(), 0, 4);
+  expect_parts(violation([&] {
+                 launch_on_host<StoreThenCount>(
+                     grid(), {stored.as<uint32_t>(), counter.as<uint32_t>(), false});
+               }),
+               {kCulprit, "while thread (1,1,0) of the block has a 4-byte store at " +
+                              hex(stored.as<uint32_t>() + 1)});
+  backend->fill(counter.data(), 0, 4);
+  EXPECT_NO_THROW(launch_on_host<StoreThenCount>(
+      grid(), {stored.as<uint32_t>(), counter.as<uint32_t>(), true}));
+  EXPECT_EQ(counter.download_as<uint32_t>(1)[0], 16u);  // atom.inc below its wrap adds one
+}
+
+TEST(HostMemcheck, ZeroedCountersLeftNonZeroAreNamed) {
+  auto backend = make_host_backend();
+  uint32_t* c = backend->zeroed_counters(4);
+  EXPECT_EQ(backend->zeroed_counters(2), c);  // fewer: the same ones
+  c[2] = 7;                                   // as a kernel that never wrapped would leave it
+  try {
+    backend->zeroed_counters(4);
+    ADD_FAILURE() << "no error for a counter left at 7";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("counter 2 of 4 holds 7"), std::string::npos) << e.what();
+  }
+  uint32_t* more = backend->zeroed_counters(9);  // more: a new zeroed allocation
+  for (int i = 0; i < 9; ++i) EXPECT_EQ(more[i], 0u);
 }
 
 TEST(HostMemcheck, NothingIsCheckedOutsideALaunch) {

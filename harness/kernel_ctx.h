@@ -10,6 +10,9 @@
 //   shared_mem<T>()                                     -> dynamic shared memory
 //   cp_async16/cp_async4(dst, src) cp_async_commit() cp_async_wait<n>() -> async copies to shared
 //   mma_m16n8k16(d, a, b, c, HalfKind)                   -> tensor-core step, fp32 accumulate
+//   atomic_inc_global(counter, wrap_at) fence_global()  -> atom.inc (old value; wraps to 0
+//     at wrap_at) and __threadfence(), for blocks that count their arrivals; the
+//     host executor holds kernels to the fences that pattern needs (host_memcheck.h)
 //   wait_prior_grid() launch_dependents()              -> programmatic dependent launch
 //     (LaunchShape::overlaps_prior_grid): wait for the grid before this one,
 //     and let the grid after this one start launching

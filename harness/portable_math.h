@@ -217,6 +217,17 @@ NVH_HD NVH_INLINE U32x4 load_u32x4(const void* p) {
 #endif
 }
 
+// 4 bytes of global memory that another block of the same grid wrote
+// (ld.global.cg: from the L2, never a line the L1 kept from earlier), read
+// after the fences that make its store visible (kernel_ctx.h: fence_global).
+NVH_HD NVH_INLINE float load_coherent_f32(const float* p) {
+#if defined(__CUDA_ARCH__)
+  return __ldcg(p);
+#else
+  return host_load<float>(p, memcheck::Space::global);
+#endif
+}
+
 // 1, 2, 4 and 16 bytes from shared memory or any generic pointer (not
 // through the read-only cache, which only global memory has): the plain
 // dereference.
@@ -233,6 +244,14 @@ NVH_HD NVH_INLINE uint16_t load_generic_u16(const void* p) {
   return *static_cast<const uint16_t*>(p);
 #else
   return host_load<uint16_t>(p, memcheck::Space::generic);
+#endif
+}
+
+NVH_HD NVH_INLINE uint32_t load_generic_u32(const void* p) {
+#if defined(__CUDA_ARCH__)
+  return *static_cast<const uint32_t*>(p);
+#else
+  return host_load<uint32_t>(p, memcheck::Space::generic);
 #endif
 }
 
