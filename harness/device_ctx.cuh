@@ -105,6 +105,30 @@ struct DeviceCtx {
 #endif
   }
 
+  // ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16 (sm_75+): lane l gives
+  // the 16-byte row l % 8 of matrix l / 8; out[i] is lane l's pair of
+  // matrix i: row l / 4, columns 2 (l % 4) and + 1, or with kTranspose
+  // column l / 4, rows 2 (l % 4) and + 1.
+  template <bool kTranspose>
+  __device__ __forceinline__ void ldmatrix_x4(uint32_t out[4], const void* shared_row) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+    const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(shared_row));
+    if constexpr (kTranspose) {
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                   : "=r"(out[0]), "=r"(out[1]), "=r"(out[2]), "=r"(out[3])
+                   : "r"(at));
+    } else {
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                   : "=r"(out[0]), "=r"(out[1]), "=r"(out[2]), "=r"(out[3])
+                   : "r"(at));
+    }
+#else
+    (void)out;
+    (void)shared_row;
+    __trap();  // the dispatcher never sends an mma route below sm_80
+#endif
+  }
+
   // mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32 (sm_80+).
   __device__ __forceinline__ void mma_m16n8k16(float d[4], const uint32_t a[4], const uint32_t b[2],
                                                const float c[4], HalfKind kind) const {

@@ -344,6 +344,37 @@ void HostCtx::fence_global() {
   if (order_.block_atomic_unfenced) *order_.block_atomic_unfenced = 0;
 }
 
+void HostCtx::ldmatrix_x4(uint32_t out[4], const void* shared_row, bool transpose) {
+  HostBlock& blk = collectives("ldmatrix_x4");
+  if (blk.live_lanes(linear_thread_) != kWarpSize) {
+    throw std::logic_error("host executor: ldmatrix_x4 needs all 32 lanes of warp " +
+                           std::to_string(warp()));
+  }
+  memcheck::check_access(shared_row, 16, memcheck::Op::load, memcheck::Space::shared);
+  const auto address = reinterpret_cast<uintptr_t>(shared_row);
+  uint32_t* mine = blk.words(linear_thread_);
+  mine[0] = static_cast<uint32_t>(address);
+  mine[1] = static_cast<uint32_t>(uint64_t{address} >> 32);
+  blk.warp_barrier(linear_thread_);
+  // Element (row, column) of matrix i: the 16-bit value at column `column`
+  // of the row that lane 8 i + row named.
+  const auto element = [&](int i, uint32_t row, uint32_t column) {
+    const uint32_t* named = blk.words_of(linear_thread_, 8 * static_cast<uint32_t>(i) + row);
+    const uintptr_t at = uintptr_t{named[0]} | (uintptr_t{named[1]} << 32);
+    uint16_t v;
+    std::memcpy(&v, reinterpret_cast<const unsigned char*>(at) + 2 * column, sizeof v);
+    return uint32_t{v};
+  };
+  const uint32_t l = lane();
+  uint32_t got[4];
+  for (int i = 0; i < 4; ++i) {
+    got[i] = transpose ? element(i, 2 * (l % 4), l / 4) | element(i, 2 * (l % 4) + 1, l / 4) << 16
+                       : element(i, l / 4, 2 * (l % 4)) | element(i, l / 4, 2 * (l % 4) + 1) << 16;
+  }
+  blk.warp_barrier(linear_thread_);  // nobody deposits the next addresses before all have read
+  for (int i = 0; i < 4; ++i) out[i] = got[i];
+}
+
 void run_block_plain(const LaunchShape& shape, Dim3 block, unsigned char* shared,
                      const HostThreadBody& body, memcheck::Scope& scope) {
   HostCtx c;

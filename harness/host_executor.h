@@ -59,6 +59,16 @@ class HostCtx {
   template <int kPending>
   void cp_async_wait() {}
 
+  // One warp-wide ldmatrix.m8n8.x4 (device_ctx.cuh says which lane gets
+  // what): every lane's row address is checked as a 16-byte shared-memory
+  // load (memcheck), then each lane takes its pairs from the rows the other
+  // lanes named.
+  template <bool kTranspose>
+  void ldmatrix_x4(uint32_t out[4], const void* shared_row) {
+    ldmatrix_x4(out, shared_row, kTranspose);
+  }
+  void ldmatrix_x4(uint32_t out[4], const void* shared_row, bool transpose);
+
   // One warp-wide mma.sync.m16n8k16 (fp16/bf16 in, fp32 accumulate) with the
   // PTX fragment layout. Each output is c plus the 16 products summed in k
   // order with fmaf: the tensor core's internal order and rounding are not

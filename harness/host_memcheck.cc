@@ -172,7 +172,7 @@ void Scope::check_slow(uintptr_t a, uint32_t width, Op op, Space space) {
   } else if (in_shared && space == Space::global) {
     add("in shared memory, which a global-only access cannot reach");
   } else if (!in_shared && space == Space::shared) {
-    add("not in shared memory, which a cp.async destination must be");
+    add("not in shared memory, which a cp.async destination or an ldmatrix row must be");
   }
   if (problem.empty()) {
     if (!in_shared) {  // legal: remember the allocation for the fast path

@@ -56,7 +56,8 @@ namespace memcheck {
 enum class Op : uint8_t { load, store, cp_async_read, cp_async_write, atomic };
 
 // Where an access may land: global memory only (ld.global.nc through
-// __ldg, a cp.async source), shared memory only (a cp.async destination),
+// __ldg, a cp.async source), shared memory only (a cp.async destination, an
+// ldmatrix row),
 // or either (a plain dereference, which the GPU resolves as a generic address).
 enum class Space : uint8_t { global, shared, generic };
 
