@@ -34,7 +34,10 @@ for step in "${steps[@]}"; do
     sanitize)
       run memcheck compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/kernels_tests" --gtest_filter='*cuda*'
       run racecheck compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/kernels_tests" --gtest_filter='*Gemv*cuda*:*Exact*cuda*:*Fused*cuda*'
-      run memcheck_props compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/property_tests" --gtest_filter='*cuda*' ;;
+      run memcheck_props compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/property_tests" --gtest_filter='*cuda*'
+      # the harness's own GPU kernels: ldmatrix and the last-block pattern's atomics
+      run memcheck_harness compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/harness_exec_tests" --gtest_filter='*cuda*'
+      run racecheck_harness compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/harness_exec_tests" --gtest_filter='*cuda*' ;;
     verify)
       run verify "$bin/nvfp4-harness" verify --backend cuda --out "$out/verify" ;;
     shards)
