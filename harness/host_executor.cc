@@ -229,6 +229,15 @@ HostBlock& HostCtx::collectives(const char* what) {
   return *block_state_;
 }
 
+HostBlock& HostCtx::whole_warp(const char* what) {
+  HostBlock& blk = collectives(what);
+  if (blk.live_lanes(linear_thread_) != kWarpSize) {
+    throw std::logic_error(std::string("host executor: ") + what + " needs all 32 lanes of warp " +
+                           std::to_string(warp()));
+  }
+  return blk;
+}
+
 uint32_t HostCtx::shfl_idx(uint32_t v, int src_lane) {
   HostBlock& b = collectives("shfl_idx");
   const uint32_t src = static_cast<uint32_t>(src_lane) % kWarpSize;
@@ -284,11 +293,7 @@ const MmaOperands& HostBlock::mma_operands(uint32_t thread, HalfKind kind) {
 
 void HostCtx::mma_m16n8k16(float d[4], const uint32_t a[4], const uint32_t b[2], const float c[4],
                            HalfKind kind) {
-  HostBlock& blk = collectives("mma_m16n8k16");
-  if (blk.live_lanes(linear_thread_) != kWarpSize) {
-    throw std::logic_error("host executor: mma_m16n8k16 needs all 32 lanes of warp " +
-                           std::to_string(warp()));
-  }
+  HostBlock& blk = whole_warp("mma_m16n8k16");
   uint32_t* mine = blk.words(linear_thread_);
   for (int i = 0; i < 4; ++i) mine[i] = a[i];
   mine[4] = b[0];
@@ -345,11 +350,7 @@ void HostCtx::fence_global() {
 }
 
 void HostCtx::ldmatrix_x4(uint32_t out[4], const void* shared_row, bool transpose) {
-  HostBlock& blk = collectives("ldmatrix_x4");
-  if (blk.live_lanes(linear_thread_) != kWarpSize) {
-    throw std::logic_error("host executor: ldmatrix_x4 needs all 32 lanes of warp " +
-                           std::to_string(warp()));
-  }
+  HostBlock& blk = whole_warp("ldmatrix_x4");
   memcheck::check_access(shared_row, 16, memcheck::Op::load, memcheck::Space::shared);
   const auto address = reinterpret_cast<uintptr_t>(shared_row);
   uint32_t* mine = blk.words(linear_thread_);

@@ -96,6 +96,8 @@ class HostCtx {
   friend void run_block_plain(const LaunchShape&, Dim3, unsigned char*,
                               const std::function<void(HostCtx&)>&, memcheck::Scope&);
   HostBlock& collectives(const char* what);
+  // collectives(), for an instruction every lane of the warp must join.
+  HostBlock& whole_warp(const char* what);
   static void cp_async(void* shared_dst, const void* global_src, uint32_t bytes) {
     memcheck::check_access(global_src, bytes, memcheck::Op::cp_async_read, memcheck::Space::global);
     memcheck::check_access(shared_dst, bytes, memcheck::Op::cp_async_write,

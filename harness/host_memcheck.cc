@@ -206,33 +206,34 @@ void Scope::fail(uintptr_t a, uint32_t width, Op op, const std::string& problem,
   throw MemoryViolation(m);
 }
 
-void Scope::fail_before_wait(uintptr_t a, uint32_t width, Op op) const {
+// A violation of an order rule at `a`: the allocation it hit, or the nearest.
+void Scope::fail_order(uintptr_t a, uint32_t width, Op op, const std::string& problem) const {
   const Region* region = containing(a);
-  fail(a, width, op,
-       "before the thread's wait_prior_grid(), in a launch that overlaps the grid before it "
-       "(programmatic dependent launch: that grid may still be writing global memory)",
-       region ? region : nearest(a), region != nullptr);
+  fail(a, width, op, problem, region ? region : nearest(a), region != nullptr);
+}
+
+void Scope::fail_before_wait(uintptr_t a, uint32_t width, Op op) const {
+  fail_order(a, width, op,
+             "before the thread's wait_prior_grid(), in a launch that overlaps the grid before it "
+             "(programmatic dependent launch: that grid may still be writing global memory)");
 }
 
 void Scope::fail_after_atomic(uintptr_t a, uint32_t width, Op op) const {
-  const Region* region = containing(a);
-  fail(a, width, op,
-       "after the block's global atomic at " + hex(*order_->block_atomic_unfenced) +
-           " and before any fence_global() of the block after it (__threadfence: without it the "
-           "read may return what the SM held before another block's fenced store)",
-       region ? region : nearest(a), region != nullptr);
+  fail_order(a, width, op,
+             "after the block's global atomic at " + hex(*order_->block_atomic_unfenced) +
+                 " and before any fence_global() of the block after it (__threadfence: without "
+                 "it the read may return what the SM held before another block's fenced store)");
 }
 
 void Scope::fail_unfenced_store(uintptr_t a, const Dim3& other, const ThreadOrder& store) const {
   const Region* stored = containing(store.unfenced_store);
-  const Region* region = containing(a);
-  fail(a, 4, Op::atomic,
-       "made while thread " + dims(&other) + " of the block has a " +
-           std::to_string(store.unfenced_width) + "-byte store at " + hex(store.unfenced_store) +
-           (stored && !stored->label.empty() ? " (\"" + stored->label + "\")" : std::string()) +
-           " that no fence_global() of that thread follows (__threadfence: a block that sees "
-           "this atomic may not yet see that store)",
-       region ? region : nearest(a), region != nullptr);
+  fail_order(
+      a, 4, Op::atomic,
+      "made while thread " + dims(&other) + " of the block has a " +
+          std::to_string(store.unfenced_width) + "-byte store at " + hex(store.unfenced_store) +
+          (stored && !stored->label.empty() ? " (\"" + stored->label + "\")" : std::string()) +
+          " that no fence_global() of that thread follows (__threadfence: a block that "
+          "sees this atomic may not yet see that store)");
 }
 
 }  // namespace memcheck

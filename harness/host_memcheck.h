@@ -148,6 +148,8 @@ class Scope {
   const Region* nearest(uintptr_t a) const;
   [[noreturn]] void fail(uintptr_t a, uint32_t width, Op op, const std::string& problem,
                          const Region* region, bool inside) const;
+  [[noreturn]] void fail_order(uintptr_t a, uint32_t width, Op op,
+                               const std::string& problem) const;
   [[noreturn]] void fail_before_wait(uintptr_t a, uint32_t width, Op op) const;
   // The order rules for an access outside shared memory (header comment).
   void check_order(uintptr_t a, uint32_t width, Op op) {
