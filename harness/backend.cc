@@ -54,10 +54,24 @@ uint32_t* Backend::zeroed_counters(std::size_t count) {
   return static_cast<uint32_t*>(counters_);
 }
 
+void* Backend::workspace(std::size_t bytes) {
+  if (bytes <= workspace_bytes_) return workspace_;
+  synchronize();  // a kernel may still use the old one
+  if (workspace_) release(workspace_);
+  workspace_ = allocate(bytes);
+  workspace_bytes_ = bytes;
+  describe_allocation(workspace_, 0, bytes, "workspace");
+  return workspace_;
+}
+
+// The counters and the workspace: both are the backend's own.
 void Backend::release_counters() noexcept {
   if (counters_) release(counters_);
   counters_ = nullptr;
   counter_count_ = 0;
+  if (workspace_) release(workspace_);
+  workspace_ = nullptr;
+  workspace_bytes_ = 0;
 }
 
 Buffer::Buffer(Backend& backend, std::size_t bytes, const std::string& label)

@@ -65,6 +65,16 @@ class Backend {
   // naming the first that is not (a kernel that did not wrap its count).
   uint32_t* zeroed_counters(std::size_t count);
 
+  // At least `bytes` of backend memory the backend keeps between calls, for
+  // a route's intermediate results (gemv_mma's K-slice parts), so that a
+  // call allocates nothing once the workspace is large enough, as a
+  // cuBLAS handle keeps its workspace. Kernels run in order on the
+  // backend's one stream, so a call may use all of it; its contents do not
+  // outlive the call. Asking for more than it holds synchronizes, frees it
+  // and makes a larger one. 256-byte aligned; named "workspace" in
+  // memory-check messages.
+  void* workspace(std::size_t bytes);
+
  protected:
   // Every backend's destructor calls this: release() is the derived class's.
   void release_counters() noexcept;
@@ -72,6 +82,8 @@ class Backend {
  private:
   void* counters_ = nullptr;
   std::size_t counter_count_ = 0;
+  void* workspace_ = nullptr;
+  std::size_t workspace_bytes_ = 0;
 };
 
 // Backend memory owned by one object. `label` names it in memory-check messages.

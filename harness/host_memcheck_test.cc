@@ -409,6 +409,20 @@ TEST(HostMemcheck, ZeroedCountersLeftNonZeroAreNamed) {
   for (int i = 0; i < 9; ++i) EXPECT_EQ(more[i], 0u);
 }
 
+TEST(HostMemcheck, TheWorkspaceIsKeptUntilMoreIsAskedAndIsNamed) {
+  auto backend = make_host_backend();
+  auto* w = static_cast<uint8_t*>(backend->workspace(96));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(w) % 256, 0u);
+  EXPECT_EQ(backend->workspace(40), w);  // fewer bytes: the same memory
+  const std::string m = violation([&] { launch_on_host<LoadWord>(grid(), {w + 96}); });
+  expect_parts(m,
+               {"out of bounds", "allocation \"workspace\"", "offset 96 (4 bytes past its end)"});
+  auto* larger = static_cast<uint8_t*>(backend->workspace(4096));
+  EXPECT_NO_THROW(launch_on_host<LoadWord>(grid(), {larger + 4092}));
+  const std::string stale = violation([&] { launch_on_host<LoadWord>(grid(), {larger + 4096}); });
+  expect_parts(stale, {"allocation \"workspace\"", "offset 4096"});
+}
+
 TEST(HostMemcheck, NothingIsCheckedOutsideALaunch) {
   std::vector<uint8_t> host(32, 1);  // not backend memory, and read misaligned
   EXPECT_EQ(load_u32(host.data() + 1), 0x01010101u);
