@@ -195,6 +195,11 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                    "the M values of group msweep (repeatable; default 9 to 8192)")
       ->check(kWholeNumber)
       ->check(CLI::Range(1, 1 << 20));
+  bench
+      ->add_option("--only", bo.only,
+                   "time only the cases whose name contains this text (repeatable), e.g. to "
+                   "profile one case")
+      ->check(kNotEmpty);
   bench->add_option("--json", bo.json_path, "where to write the JSON report")
       ->check(kNotEmpty)
       ->capture_default_str();

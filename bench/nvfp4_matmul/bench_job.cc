@@ -12,7 +12,6 @@
 #include <tuple>
 
 #include "bench/nvfp4_matmul/gemv_depth.cuh"
-#include "bench/nvfp4_matmul/gemv_slice_sum.cuh"
 #include "bench/nvfp4_matmul/gemv_sliced.cuh"
 #include "bench/nvfp4_matmul/launch_floor.cuh"
 #include "bench/nvfp4_matmul/pattern_copy.cuh"
@@ -21,6 +20,8 @@
 #include "harness/launch.h"
 #include "harness/portable_math.h"
 #include "kernels/nvfp4_matmul/gemm_step.h"
+#include "kernels/nvfp4_matmul/gemv_mma_slices.cuh"
+#include "kernels/nvfp4_matmul/gemv_mma_slices_sum.cuh"
 #include "kernels/nvfp4_matmul/nvfp4_matmul.h"
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused_plan.h"
@@ -121,6 +122,15 @@ class Bench {
       : b_(b), o_(o), progress_(progress) {}
 
   using Sets = std::vector<std::unique_ptr<InputSet>>;
+  float global_scale() const { return o_.global_scale; }
+  // Whether --only leaves case `name` in.
+  bool selected(const std::string& name) const {
+    if (o_.only.empty()) return true;
+    for (const std::string& part : o_.only) {
+      if (name.find(part) != std::string::npos) return true;
+    }
+    return false;
+  }
   // Enough fresh input sets of `shape` that rotating over them defeats the L2.
   Sets make_sets(const Shape& s) {
     std::mt19937_64 rng(s.M * 1315423911u + s.N * 2654435761u + s.K);
@@ -142,6 +152,7 @@ class Bench {
   void time_on(const Sets& sets, const std::string& group, const std::string& name,
                const std::string& what, const Shape& s, double bytes, double flops,
                const std::function<void(InputSet&)>& launch) {
+    if (!selected(name)) return;
     const int n = static_cast<int>(sets.size());
     const nvh::TimingStats t =
         nvh::time_launches(b_, o_.warmup, o_.reps, [&](int i) { launch(*sets[i % n]); });
@@ -156,6 +167,7 @@ class Bench {
   // Times `launch()` with no inputs at all (nothing to rotate).
   void time_bare(const std::string& group, const std::string& name, const std::string& what,
                  const std::function<void()>& launch) {
+    if (!selected(name)) return;
     const nvh::TimingStats t = nvh::time_launches(b_, o_.warmup, o_.reps, [&](int) { launch(); });
     const nvh::TimingStats k =
         nvh::time_back_to_back(b_, 2, kTrials, o_.reps / kTrials, [&](int) { launch(); });
@@ -174,6 +186,7 @@ class Bench {
   // A device-to-device copy reading and writing `bytes` in all, over enough
   // buffer pairs that the L2 cannot serve them.
   void time_copy(const std::string& group, const std::string& name, const Shape& s, double bytes) {
+    if (!selected(name)) return;
     const std::size_t half = static_cast<std::size_t>(bytes / 2);
     const int n =
         static_cast<int>(std::clamp<std::size_t>(4 * b_.caps().l2_bytes / (2 * half) + 1, 2, 64));
@@ -413,7 +426,8 @@ void msweep_group(nvh::Backend& backend, Bench& bench, std::vector<int64_t> ms) 
 }
 
 // gemv_mma's kernel at kStagesA stages (where A is not pre-paired), past
-// the dispatcher, with the route's own split.
+// the dispatcher, with the route's own split: the unsliced layout, also
+// where the route's plan now slices K (gemv_mma_slices.cuh).
 template <int kStagesA>
 void time_gemv_depth(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets, const Shape& s) {
   bench.time_on(
@@ -457,8 +471,41 @@ void time_gemv_sliced(nvh::Backend& backend, Bench& bench, const Bench::Sets& se
                   p.partial = static_cast<float*>(partial.data());
                   GemvMmaSliced::check(p);
                   nvh::launch<GemvMmaSliced>(backend, GemvMmaSliced::shape(p), p);
-                  const GemvSliceSum::Params q{out, p.partial, slices};
-                  nvh::launch<GemvSliceSum>(backend, GemvSliceSum::shape(q), q);
+                  const GemvMmaSlicesSum::Params q{out, p.partial, slices};
+                  nvh::launch<GemvMmaSlicesSum>(backend, GemvMmaSlicesSum::shape(q), q);
+                });
+}
+
+// gemv_mma's sliced layout (gemv_mma_slices.cuh) with `slices` slices of
+// K, the route's choice or another, both kernels each call; skipped where
+// that many slices do not fit (a slice of A past shared memory, or a slice
+// without a stage).
+void time_gemv_slices(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets, const Shape& s,
+                      uint32_t slices) {
+  if (slices > GemvMma::stage_count(s.K) || !GemvMmaSlices::slice_fits(s.M, s.K, slices)) return;
+  const bool planned = slices == GemvMmaSlices::slices_for(s.M, s.N, s.K);
+  bench.time_on(sets, "depth",
+                "gemv_mma " + std::to_string(slices) + " slices of 8 tiles" +
+                    (planned ? " (plan)" : "") + " " + shape_name(s),
+                "gemv", s, gemv_bytes(s), 2.0 * s.M * s.N * s.K, [&](InputSet& in) {
+                  const MatmulArgs& a = in.args;
+                  GemvMmaSlices::Params p;
+                  static_cast<GemvOperands&>(p) = {static_cast<const uint16_t*>(a.A.data),
+                                                   static_cast<const uint8_t*>(a.B.data),
+                                                   static_cast<const uint8_t*>(a.weight_scale.data),
+                                                   static_cast<const float*>(a.weight_scale_2.data),
+                                                   static_cast<const uint16_t*>(a.bias.data),
+                                                   static_cast<uint16_t*>(a.Y.data),
+                                                   s.M,
+                                                   s.N,
+                                                   s.K,
+                                                   half_kind(s.dtype)};
+                  p.split = 1;
+                  p.slices = slices;
+                  p.parts = static_cast<float*>(backend.workspace(GemvMmaSlices::parts_bytes(p)));
+                  nvh::launch<GemvMmaSlices>(backend, GemvMmaSlices::shape(p), p);
+                  const GemvMmaSlicesSum::Params q{p, p.parts, slices};
+                  nvh::launch<GemvMmaSlicesSum>(backend, GemvMmaSlicesSum::shape(q), q);
                 });
 }
 
@@ -497,12 +544,32 @@ void depth_group(nvh::Backend& backend, Bench& bench) {
     time_gemv_depth<6>(backend, bench, sets, s);
     if (s.K == 25600) {
       for (uint32_t slices : {2u, 3u, 4u}) time_gemv_sliced(backend, bench, sets, s, slices);
+      for (uint32_t slices : {9u, 13u, 19u, 29u}) time_gemv_slices(backend, bench, sets, s, slices);
     }
     Options o;
     o.force_route = Route::gemv_mma;
     bench.time_on(sets, "depth", "gemv_mma route " + shape_name(s), "gemv", s, gemv_bytes(s),
                   2.0 * M * N * K,
                   [&backend, o](InputSet& in) { run_matmul(backend, in.args, o); });
+  }
+  // Where the sliced layout pays: shapes with fewer tiles than a wave of
+  // blocks and K of 16 to 56 stages, the unsliced layout ("2 stages")
+  // beside slice counts around the plan's.
+  for (auto [N, K] :
+       {std::pair<int64_t, int64_t>{4096, 14336}, {2048, 8192}, {4096, 8192}, {4096, 4096}}) {
+    for (int64_t M : {1, 8}) {
+      const Shape s{M, N, K};
+      const Bench::Sets sets = bench.make_sets(s);
+      time_gemv_depth<2>(backend, bench, sets, s);
+      for (uint32_t slices : {2u, 4u, 6u, 8u, 12u, 16u}) {
+        time_gemv_slices(backend, bench, sets, s, slices);
+      }
+      Options o;
+      o.force_route = Route::gemv_mma;
+      bench.time_on(sets, "depth", "gemv_mma route " + shape_name(s), "gemv", s, gemv_bytes(s),
+                    2.0 * M * N * K,
+                    [&backend, o](InputSet& in) { run_matmul(backend, in.args, o); });
+    }
   }
   for (auto [N, K] : {std::pair<int64_t, int64_t>{4096, 4096}, {6144, 2048}, {2048, 6144}}) {
     const Shape s{1024, N, K};

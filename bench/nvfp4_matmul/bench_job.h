@@ -24,6 +24,9 @@ struct BenchOptions {
   // variants of gemv_mma (pipeline depth, K across blocks) and prefill_vec8
   // (rows per thread) beside the routes.
   std::vector<std::string> groups;
+  // Only the cases whose name contains one of these (empty: every case of
+  // the groups), e.g. to profile one case under Nsight Compute.
+  std::vector<std::string> only;
   // The M values of group msweep; empty: issue 16's ten, 9 to 8192.
   std::vector<int64_t> msweep_m;
   std::string json_path = "out/bench/bench.json";

@@ -1,7 +1,6 @@
 // GPU instantiations of the bench-only kernels (see kernels/nvfp4_matmul/launch_cuda.cu
 // for the operator's).
 #include "bench/nvfp4_matmul/gemv_depth.cuh"
-#include "bench/nvfp4_matmul/gemv_slice_sum.cuh"
 #include "bench/nvfp4_matmul/gemv_sliced.cuh"
 #include "bench/nvfp4_matmul/launch_floor.cuh"
 #include "bench/nvfp4_matmul/pattern_copy.cuh"
@@ -26,8 +25,6 @@ template void launch_on_cuda<nvfp4::GemvMmaDepth<6>>(Backend&, const LaunchShape
                                                      const nvfp4::GemvMma::Params&);
 template void launch_on_cuda<nvfp4::GemvMmaSliced>(Backend&, const LaunchShape&,
                                                    const nvfp4::GemvMmaSliced::Params&);
-template void launch_on_cuda<nvfp4::GemvSliceSum>(Backend&, const LaunchShape&,
-                                                  const nvfp4::GemvSliceSum::Params&);
 template void launch_on_cuda<nvfp4::DequantChunk<8, 2>>(Backend&, const LaunchShape&,
                                                         const nvfp4::DequantParams&);
 template void launch_on_cuda<nvfp4::DequantChunk<8, 8>>(Backend&, const LaunchShape&,

@@ -1,8 +1,10 @@
 // gemv_sliced: gemv_mma's kernel with each tile's K cut into `slices`
 // contiguous slices, one block each (8 warps splitting the slice as the
 // route splits a tile), every block's sum parked in an fp32 workspace;
-// GemvSliceSum then adds the slices in a fixed order. Bench only (group
-// depth): it measures what balancing the work across the multiprocessors
+// GemvMmaSlicesSum (gemv_mma_slices_sum.cuh) then adds the slices in a
+// fixed order. Bench only (group depth): the first K split measured, one
+// tile a block; the route's sliced layout (gemv_mma_slices.cuh) holds 8
+// tiles a block instead. It measures what balancing the work across the multiprocessors
 // would give where the tiles are few (N = 5120: 320 tiles on 132 SMs, so
 // 56 SMs run three tiles and 76 two, and the last third of the kernel runs
 // on 56 SMs). Not a route: it needs the workspace, and it runs only the
@@ -107,7 +109,7 @@ struct GemvMmaSliced : GemvMma {
     } else {
       run_sliced<nvh::HalfKind::bf16>(ctx, p);
     }
-    ctx.launch_dependents();  // GemvSliceSum, launched to overlap this grid's tail, may start
+    ctx.launch_dependents();  // GemvMmaSlicesSum, launched to overlap this grid's tail, may start
   }
 
   // The path this variant has (header comment), checked on the host before a launch.

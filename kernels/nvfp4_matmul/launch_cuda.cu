@@ -5,6 +5,8 @@
 #include "kernels/nvfp4_matmul/bias_round.cuh"
 #include "kernels/nvfp4_matmul/empty.cuh"
 #include "kernels/nvfp4_matmul/gemv_mma.cuh"
+#include "kernels/nvfp4_matmul/gemv_mma_slices.cuh"
+#include "kernels/nvfp4_matmul/gemv_mma_slices_sum.cuh"
 #include "kernels/nvfp4_matmul/gemv_scalar.cuh"
 #include "kernels/nvfp4_matmul/native_sm120.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
@@ -40,6 +42,8 @@ NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4, 2>);
 NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4, 4>);
 NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4, 8>);
 NVFP4_INSTANTIATE(nvfp4::GemvMma);
+NVFP4_INSTANTIATE(nvfp4::GemvMmaSlices);
+NVFP4_INSTANTIATE(nvfp4::GemvMmaSlicesSum);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedM16N64);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedM32N128);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedM64N128);

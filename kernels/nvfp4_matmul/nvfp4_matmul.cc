@@ -10,6 +10,8 @@
 #include "kernels/nvfp4_matmul/empty.cuh"
 #include "kernels/nvfp4_matmul/gemm_step.h"
 #include "kernels/nvfp4_matmul/gemv_mma.cuh"
+#include "kernels/nvfp4_matmul/gemv_mma_slices.cuh"
+#include "kernels/nvfp4_matmul/gemv_mma_slices_sum.cuh"
 #include "kernels/nvfp4_matmul/gemv_scalar.cuh"
 #include "kernels/nvfp4_matmul/native_sm120.h"
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
@@ -154,7 +156,22 @@ void run_gemv_scalar(nvh::Backend& backend, const MatmulArgs& a, const Problem& 
   }
 }
 
+// gemv_mma in the route's own layout, or, where its plan slices K
+// (gemv_mma_slices.cuh), the sliced kernel with its parts in the backend's
+// workspace and then their sum.
 void run_gemv_mma(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) {
+  const uint32_t slices = GemvMmaSlices::slices_for(p.M, p.N, p.K);
+  if (slices > 1) {
+    GemvMmaSlices::Params params;
+    static_cast<GemvOperands&>(params) = gemv_operands(a, p);
+    params.split = 1;
+    params.slices = slices;
+    params.parts = static_cast<float*>(backend.workspace(GemvMmaSlices::parts_bytes(params)));
+    nvh::launch<GemvMmaSlices>(backend, GemvMmaSlices::shape(params), params);
+    const GemvMmaSlicesSum::Params sum{params, params.parts, slices};
+    nvh::launch<GemvMmaSlicesSum>(backend, GemvMmaSlicesSum::shape(sum), sum);
+    return;
+  }
   const GemvMma::Params params{
       gemv_operands(a, p),
       GemvMma::split_for(p.N, p.K, gemv_mma_target_warps(backend.caps().multiprocessors))};

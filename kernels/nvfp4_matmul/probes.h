@@ -17,11 +17,12 @@ namespace nvfp4 {
 inline constexpr uint32_t kProbeBank = 0;
 
 inline constexpr const char* kProbeFiles[] = {
-    "kernels/nvfp4_matmul/bias_round.cuh",    "kernels/nvfp4_matmul/empty.cuh",
-    "kernels/nvfp4_matmul/gemv_mma.cuh",      "kernels/nvfp4_matmul/gemv_scalar.cuh",
-    "kernels/nvfp4_matmul/native_sm120.cuh",  "kernels/nvfp4_matmul/prefill_scalar.cuh",
-    "kernels/nvfp4_matmul/prefill_vec8.cuh",  "kernels/nvfp4_matmul/gemv_output.cuh",
-    "kernels/nvfp4_matmul/prefill_fused.cuh", "kernels/nvfp4_matmul/prefill_fused_sum.cuh",
+    "kernels/nvfp4_matmul/bias_round.cuh",      "kernels/nvfp4_matmul/empty.cuh",
+    "kernels/nvfp4_matmul/gemv_mma.cuh",        "kernels/nvfp4_matmul/gemv_scalar.cuh",
+    "kernels/nvfp4_matmul/native_sm120.cuh",    "kernels/nvfp4_matmul/prefill_scalar.cuh",
+    "kernels/nvfp4_matmul/prefill_vec8.cuh",    "kernels/nvfp4_matmul/gemv_output.cuh",
+    "kernels/nvfp4_matmul/prefill_fused.cuh",   "kernels/nvfp4_matmul/prefill_fused_sum.cuh",
+    "kernels/nvfp4_matmul/gemv_mma_slices.cuh", "kernels/nvfp4_matmul/gemv_mma_slices_sum.cuh",
 };
 inline constexpr std::size_t kProbeFileCount = sizeof(kProbeFiles) / sizeof(kProbeFiles[0]);
 

@@ -4,8 +4,10 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "kernels/nvfp4_matmul/dispatch.h"
+#include "kernels/nvfp4_matmul/gemv_mma_slices.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused_plan.h"
 #include "kernels/nvfp4_matmul/route_runs.h"
 
@@ -196,6 +198,18 @@ const char* gemv_scalar_variant(const Problem& p) {
   }
 }
 
+// gemv_mma's layout: the route's own, or 8 tiles a block over slices of K
+// (gemv_mma_slices.cuh).
+const char* gemv_mma_variant(const Problem& p) {
+  static const auto names = [] {
+    std::vector<std::string> n(GemvMmaSlices::kMaxSlices + 1);
+    n[1] = "m16n8k16";
+    for (std::size_t s = 2; s < n.size(); ++s) n[s] = "m16n8k16/slices" + std::to_string(s);
+    return n;
+  }();
+  return names[GemvMmaSlices::slices_for(p.M, p.N, p.K)].c_str();
+}
+
 // prefill_fused's block shape and K slices (prefill_fused_plan.h).
 const char* prefill_fused_variant(const Problem& p) {
   return prefill_fused_variant_name(prefill_fused_plan(p.M, p.N, p.K));
@@ -213,7 +227,7 @@ constexpr RouteRow kRows[] = {
      false,
      "decode_mma",
      {},
-     [](const Problem&) { return "m16n8k16"; },
+     gemv_mma_variant,
      run_gemv_mma_route,
      false,
      nullptr,

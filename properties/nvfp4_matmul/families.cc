@@ -12,6 +12,7 @@
 #include "kernels/nvfp4_matmul/dispatch.h"
 #include "kernels/nvfp4_matmul/empty.cuh"
 #include "kernels/nvfp4_matmul/gemv_mma.cuh"
+#include "kernels/nvfp4_matmul/gemv_mma_slices.cuh"
 #include "kernels/nvfp4_matmul/gemv_scalar.cuh"
 #include "kernels/nvfp4_matmul/native_sm120.cuh"
 #include "kernels/nvfp4_matmul/nvfp4_matmul.h"
@@ -701,6 +702,48 @@ void geometry_gemv_scalar(Family& f) {
   aimed(f, two_each, {rows[2], several, past});
 }
 
+// gemv_mma's sliced layout (gemv_mma_slices.cuh): taken where K is long and
+// the route's blocks leave the plan's slots short of a wave, a function of
+// M, N and K alone, so the same on every backend.
+void geometry_gemv_mma_slices(Family& f) {
+  const auto sliced = [](const CaseSpec& s, const CaseVerdict& v) {
+    return took(v, Route::gemv_mma) && GemvMmaSlices::slices_for(s.M, s.N, s.K) > 1;
+  };
+  const auto wide = add_aim(
+      f,
+      "gemv_mma slices K (slices_for > 1: K of at least kMinStagesToSlice = " +
+          str(GemvMmaSlices::kMinStagesToSlice) +
+          " stages, the route's blocks short of a wave): 8 tiles a block over slices of K, "
+          "parts summed by gemv_mma_slices_sum; 16-byte scale copies",
+      [sliced](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+        return sliced(s, v) && s.K % GemvMma::kStageK == 0 && v.addresses.weight_scale % 16 == 0;
+      });
+  const auto half = add_aim(
+      f,
+      "gemv_mma slices K and the last slice ends in a half stage (K % kStageK == kStepK: 4-byte "
+      "scale copies)",
+      [sliced](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+        return sliced(s, v) && s.K % GemvMma::kStageK == GemvMma::kStepK;
+      });
+  const auto edges = add_aim(
+      f,
+      "gemv_mma slices K with warps past the last tile, rows past N and fragment columns past M "
+      "(N % 128 != 0, N % 16 != 0, M < 8)",
+      [sliced](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+        return sliced(s, v) && s.N % (GemvMma::kWarps * kMmaTileRows) != 0 &&
+               s.N % kMmaTileRows != 0 && s.M < 8;
+      });
+  const auto groups = add_aim(f, "gemv_mma slices K over two groups of 8 tiles and more (N > 128)",
+                              [sliced](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                                return sliced(s, v) && GemvMmaSlices::groups(s.N) >= 2;
+                              });
+  const int64_t stage = GemvMma::kStageK, step = GemvMma::kStepK,
+                stages = GemvMmaSlices::kMinStagesToSlice;
+  aimed(f, make_case("", 3, 40, stages * stage, 16, DType::bf16, true, true, 21), {wide, edges});
+  aimed(f, make_case("", 8, 16, stages * stage + step, 16, DType::fp16, false, true, 22), {half});
+  aimed(f, make_case("", 1, 144, stages * stage, 16, DType::fp16, true, false, 23), {wide, groups});
+}
+
 void geometry_gemv_mma(Family& f) {
   const auto split_is = [](const CaseSpec& s, const CaseVerdict& v, const AimContext& c) {
     return mma_params(s, v.addresses.weight_scale, c).split;
@@ -803,6 +846,7 @@ void geometry_gemv_mma(Family& f) {
         make_case("", 1, tile * gemv_mma_target_warps(kHostMultiprocessors), 2 * stage - step, 16,
                   DType::fp16, false, false, 9),
         {by_tiles, half, wide[0]});
+  geometry_gemv_mma_slices(f);
 }
 
 void geometry_native(Family& f) {

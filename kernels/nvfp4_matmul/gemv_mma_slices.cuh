@@ -1,0 +1,198 @@
+// gemv_mma_slices: gemv_mma's kernel for shapes with few tiles and a long K
+// (5120 x 25600: 320 tiles of 16 rows, 100 stages of 256 k), where the
+// route's layout (8 warps of a block splitting one tile's K, A read
+// through the L1 because M x K does not fit in shared memory) leaves a
+// fifth of the H200's block slots empty and re-reads A from the L1 in
+// every warp (PERF.md, issue 16 item 7).
+//
+// Here a block holds 8 tiles, one warp each, as the route runs on the
+// lm_head, and one contiguous slice of K: the grid is (tiles / 8) x slices
+// blocks, the slices chosen by slices_for so that the grid fills whole
+// waves of the plan's 132 multiprocessors. Each block pre-pairs only its
+// slice of A in shared memory (activations_fit's layout over the slice, so
+// A fits at any K), streams its stages with the route's own loop
+// (GemvMma::stream: the fast and the contract paths, wide or 4-byte
+// scales, a last half stage when K % 256 == 128), and stores its fp32 sums,
+// before the fast path's restore, as part `slice` of a workspace
+// [slices][M][N]. gemv_mma_slices_sum then adds the parts in slice order,
+// restores, adds the bias and rounds: a fixed order, so the bits do not
+// depend on timing, and a function of M, N and K alone, so every backend
+// adds the same parts.
+#pragma once
+
+#include <cstdint>
+
+#include "harness/kernel_ctx.h"
+#include "harness/portable_math.h"
+#include "kernels/nvfp4_matmul/gemv_mma.cuh"
+#include "kernels/nvfp4_matmul/probes.h"
+
+namespace nvfp4 {
+
+struct GemvMmaSlices : GemvMma {
+  // GemvMma's with split 1: each warp streams its tile's whole slice.
+  struct Params : GemvMma::Params {
+    uint32_t slices;  // blocks along K for each 8 tiles
+    float* parts;     // [slices][M][N]
+  };
+  static constexpr int kStages = kPrePairedStages;
+
+  // The multiprocessors and blocks per multiprocessor the plan fills: the
+  // H200's, where it was measured; a constant, not the device's, so that
+  // the parts and their order are the same on every backend.
+  static constexpr int64_t kPlanSlots = 132 * kMinBlocksPerSM;
+  static constexpr int64_t kMaxSlices =
+      2 * kPlanSlots;  // slices_for's most: two waves of one group
+  // Every slice streams at least this many stages: shorter ones measured
+  // slower (PERF.md).
+  static constexpr int64_t kMinSliceStages = 4;
+  // K's stages from which the sliced layout is taken (PERF.md: measured
+  // faster there).
+  static constexpr int64_t kMinStagesToSlice = 32;
+  // Warps the route's own layout aims to keep busy on the plan's GPU (the
+  // H200's 132 multiprocessors x 32, gemv_mma_target_warps).
+  static constexpr int64_t kPlanTargetWarps = 132 * 32;
+
+  NVH_HD static int64_t groups(int64_t N) { return ((N + 15) / 16 + kWarps - 1) / kWarps; }
+  // Stages [first, end) of slice `slice`: as even as the count allows.
+  NVH_HD static int64_t slice_start(int64_t stages, int64_t slices, int64_t slice) {
+    return stages * slice / slices;
+  }
+  NVH_HD static int64_t longest_slice(int64_t K, int64_t slices) {
+    return (stage_count(K) + slices - 1) / slices;
+  }
+  NVH_HD static int64_t slice_row_bytes(int64_t K, int64_t slices) {
+    return prepaired_row_bytes(longest_slice(K, slices) * kStageK);
+  }
+  NVH_HD static bool slice_fits(int64_t M, int64_t K, int64_t slices) {
+    return M * slice_row_bytes(K, slices) <= kMaxPrePairedBytes;
+  }
+
+  // 1 (the route's own layout) unless K is long and the route's blocks
+  // leave the plan's slots short of a wave; then the most slices that fill one wave
+  // of blocks, else two, whose slice of A fits in shared memory and streams
+  // kMinSliceStages stages at least (1 when none does).
+  static uint32_t slices_for(int64_t M, int64_t N, int64_t K) {
+    const int64_t tiles = (N + 15) / 16, stages = stage_count(K);
+    if (M < 1 || M > 8 || K < kStageK || stages < kMinStagesToSlice) return 1;
+    const int64_t split = split_for(N, K, kPlanTargetWarps);
+    const int64_t route_blocks = (tiles + kWarps / split - 1) / (kWarps / split);
+    if (route_blocks >= kPlanSlots) return 1;
+    for (int64_t waves = 1; waves <= 2; ++waves) {
+      for (int64_t s = waves * kPlanSlots / groups(N); s >= 2; --s) {
+        if (stages / s >= kMinSliceStages && slice_fits(M, K, s)) {
+          return static_cast<uint32_t>(s);
+        }
+      }
+    }
+    return 1;
+  }
+
+  static std::size_t parts_bytes(const Params& p) {
+    return static_cast<std::size_t>(p.slices * p.M * p.N) * sizeof(float);
+  }
+
+  static nvh::LaunchShape shape(const Params& p) {
+    nvh::LaunchShape s;
+    s.block = {kMaxBlockThreads, 1, 1};
+    s.grid = {static_cast<uint32_t>(groups(p.N) * p.slices), 1, 1};
+    s.shared_bytes =
+        pipeline_bytes(kStages) + static_cast<uint32_t>(p.M * slice_row_bytes(p.K, p.slices));
+    s.uses_collectives = true;
+    return s;
+  }
+
+  // A's columns [k0, k1) pre-paired as prepair_activations lays out a whole
+  // row (k1 - k0 a multiple of 128), rows `row_bytes` apart.
+  template <class Ctx>
+  NVH_HD static void prepair_slice(Ctx& ctx, const Params& p, int64_t k0, int64_t k1,
+                                   int64_t row_bytes, uint8_t* prepaired) {
+    const int chunks = static_cast<int>((k1 - k0) / 8), rows = static_cast<int>(p.M);
+    for (int j = static_cast<int>(ctx.thread_idx().x); NVFP4_PROBE(j < chunks);
+         j += kMaxBlockThreads) {
+      nvh::U32x4 v[8];  // M <= 8
+      for (int m = 0; m < 8; ++m) {
+        if (m < rows) v[m] = nvh::load_u32x4(p.A + m * p.K + k0 + 8 * j);
+      }
+      const int step = j / 16, t = (j / 4) % 4, q = j % 4;
+      uint8_t* at = prepaired + 256 * step + 64 * q + 16 * t;
+      for (int m = 0; m < 8; ++m) {
+        if (m >= rows) break;
+        uint32_t pairs[4];
+        pair_activations(v[m], pairs);
+        nvh::store_u32x4(at + m * row_bytes, {pairs[0], pairs[1], pairs[2], pairs[3]});
+      }
+    }
+  }
+
+  template <nvh::HalfKind kKind, bool kWide, class Ctx>
+  NVH_HD static void run(Ctx& ctx, const Params& p) {
+    const int64_t group = ctx.block_idx().x / p.slices;
+    const uint32_t slice = ctx.block_idx().x % p.slices;
+    const int64_t steps = p.K / kStepK, stages = stage_count(p.K);
+    const int64_t first = slice_start(stages, p.slices, slice),
+                  end = slice_start(stages, p.slices, slice + 1);
+    const int64_t n0 = (group * kWarps + ctx.warp()) * 16;
+    const uint32_t lane = ctx.lane();
+    const int g = static_cast<int>(lane / 4), t = static_cast<int>(lane % 4);
+    uint8_t* warp_stages = ctx.template shared_mem<uint8_t>() + ctx.warp() * kStages * kStageBytes;
+    uint8_t* prepaired = ctx.template shared_mem<uint8_t>() + pipeline_bytes(kStages);
+    const int64_t row_bytes = slice_row_bytes(p.K, p.slices);
+    const bool has_work = n0 < p.N;  // every slice holds a stage (slices_for)
+    const int last = static_cast<int>(end - 1);
+    const GemvMma::Params& route = p;  // split 1: the route's loop moves a stage at a time
+    const int half_stage = !kWide && steps % 2 == 1 ? static_cast<int>(stages - 1) : -1;
+    const LoopShape shape{warp_stages, static_cast<int>(first), last, 1, half_stage, g, t, lane};
+    LoopState<kWide> l{first_copy<kWide>(route, n0, first, lane),
+                       nullptr,
+                       static_cast<int>(first),
+                       0,
+                       {0.f, 0.f, 0.f, 0.f}};
+    // The first stage is on its way while the block pre-pairs its slice of A.
+    if (NVFP4_PROBE(has_work)) {
+      issue_stage(ctx, route, l.copy, slot(shape, 0), !kWide && first == half_stage, lane);
+    }
+    ctx.cp_async_commit();
+    l.next += 1;
+    l.fill = 1;
+    const int64_t k_end = end * kStageK < p.K ? end * kStageK : p.K;  // a half stage's end
+    prepair_slice(ctx, p, first * kStageK, k_end, row_bytes, prepaired);
+    ctx.sync_threads();
+    if (NVFP4_PROBE(!has_work)) return;
+    const int64_t act_row = g < p.M ? g : p.M - 1;
+    l.act = prepaired + act_row * row_bytes + 16 * t;
+    // weight_scale_2 after the prologue, as the route reads it (gemv_mma.cuh).
+    const float tensor_scale = nvh::load_generic_f32(p.global_scale);
+    if (NVFP4_PROBE(fast_g<kKind>(tensor_scale))) {
+      stream<kKind, true, kWide, false, kStages>(ctx, route, shape, 0.0f, l);
+    } else {
+      stream<kKind, true, kWide, true, kStages>(ctx, route, shape, tensor_scale, l);
+    }
+    for (int i = 0; i < 4; ++i) {
+      const int64_t n = n0 + g + (i >= 2 ? 8 : 0), m = 2 * t + (i % 2);
+      if (NVFP4_PROBE(n >= p.N || m >= p.M)) continue;
+      nvh::store_f32(p.parts + (slice * p.M + m) * p.N + n, l.d[i]);
+    }
+  }
+
+  template <nvh::HalfKind kKind, class Ctx>
+  NVH_HD static void run_scales(Ctx& ctx, const Params& p) {
+    if (NVFP4_PROBE(wide_scales(p))) {
+      run<kKind, true>(ctx, p);
+    } else {
+      run<kKind, false>(ctx, p);
+    }
+  }
+
+  template <class Ctx>
+  NVH_HD static void body(Ctx& ctx, const Params& p) {
+    if (NVFP4_PROBE(p.kind == nvh::HalfKind::fp16)) {
+      run_scales<nvh::HalfKind::fp16>(ctx, p);
+    } else {
+      run_scales<nvh::HalfKind::bf16>(ctx, p);
+    }
+    ctx.launch_dependents();  // the sum, launched to overlap this grid's tail, may start
+  }
+};
+
+}  // namespace nvfp4
