@@ -46,9 +46,11 @@ struct GemvMmaSlices : GemvMma {
   // Every slice streams at least this many stages: shorter ones measured
   // slower (PERF.md).
   static constexpr int64_t kMinSliceStages = 4;
-  // K's stages from which the sliced layout is taken (PERF.md: measured
-  // faster there).
-  static constexpr int64_t kMinStagesToSlice = 32;
+  // K's stages from which the sliced layout is taken: on the H200 it was
+  // 3-15 % faster at 56 and 100 stages (4096 x 14336, 5120 x 25600), even
+  // at 32 on 2048 x 8192 and 5 % slower at 32 on 4096 x 8192, M = 1
+  // (PERF.md).
+  static constexpr int64_t kMinStagesToSlice = 48;
   // Warps the route's own layout aims to keep busy on the plan's GPU (the
   // H200's 132 multiprocessors x 32, gemv_mma_target_warps).
   static constexpr int64_t kPlanTargetWarps = 132 * 32;

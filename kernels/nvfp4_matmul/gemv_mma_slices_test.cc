@@ -32,8 +32,9 @@ TEST(GemvMmaSlicesPlan, SlicesLongKWhereTheRoutesBlocksFallShortOfAWave) {
       {1, 5120, 25600, 9, "40 groups: 9 slices fill one wave (360 of 396 blocks)"},
       {4, 5120, 25600, 9, "A's slice of 12 stages fits at M = 4"},
       {8, 5120, 25600, 19, "at M = 8 a one-wave slice of A does not fit: two waves"},
-      {3, 40, 8192, 8, "one group: slices of kMinSliceStages (32 stages / 4)"},
-      {8, 5120, 8192 - 256, 1, "31 stages: below kMinStagesToSlice"},
+      {3, 40, 12288, 12, "one group: slices of kMinSliceStages (48 stages / 4)"},
+      {1, 4096, 14336, 12, "32 groups: 12 slices fill one wave (384 blocks)"},
+      {8, 4096, 12288 - 256, 1, "47 stages: below kMinStagesToSlice"},
       {8, 248320, 2048, 1, "the lm_head: short K and tiles enough"},
       {8, 14336, 14336, 1, "896 tiles at split 4 are 448 blocks: a wave already"},
       {9, 5120, 25600, 1, "M > 8 is not gemv_mma's"},
@@ -84,7 +85,7 @@ CaseRun run_sliced(nvh::Backend& backend, CaseSpec spec) {
   return run;
 }
 
-constexpr int64_t kLongK = GemvMmaSlices::kMinStagesToSlice * GemvMma::kStageK;  // 8192
+constexpr int64_t kLongK = GemvMmaSlices::kMinStagesToSlice * GemvMma::kStageK;  // 12288
 
 TEST_P(GemvSlicesOnBackend, MatchesTheReferenceWhereThePlanSlicesK) {
   auto& b = backend();
