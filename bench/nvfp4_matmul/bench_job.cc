@@ -377,6 +377,41 @@ void time_fused_shapes(nvh::Backend& backend, Bench& bench, const Bench::Sets& s
   });
 }
 
+// gemv_mma's sliced layout (gemv_mma_slices.cuh) with `slices` slices of
+// K, the route's choice or another, both kernels each call; skipped where
+// that many slices do not fit (a slice of A past shared memory, or a slice
+// without a stage).
+template <class Sliced = GemvMmaSlices>
+void time_gemv_slices(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets, const Shape& s,
+                      uint32_t slices, const char* group = "depth") {
+  if (slices > GemvMma::stage_count(s.K) || !Sliced::slice_fits(s.M, s.K, slices)) return;
+  const bool planned = slices == Sliced::slices_for(s.M, s.N, s.K);
+  bench.time_on(sets, group,
+                std::string(Sliced::kMaxM == 8 ? "gemv_mma " : "prefill_fused gemv16 ") +
+                    std::to_string(slices) + " slices of 8 tiles" + (planned ? " (plan)" : "") +
+                    " " + shape_name(s),
+                "gemv", s, gemv_bytes(s), 2.0 * s.M * s.N * s.K, [&](InputSet& in) {
+                  const MatmulArgs& a = in.args;
+                  typename Sliced::Params p;
+                  static_cast<GemvOperands&>(p) = {static_cast<const uint16_t*>(a.A.data),
+                                                   static_cast<const uint8_t*>(a.B.data),
+                                                   static_cast<const uint8_t*>(a.weight_scale.data),
+                                                   static_cast<const float*>(a.weight_scale_2.data),
+                                                   static_cast<const uint16_t*>(a.bias.data),
+                                                   static_cast<uint16_t*>(a.Y.data),
+                                                   s.M,
+                                                   s.N,
+                                                   s.K,
+                                                   half_kind(s.dtype)};
+                  p.split = 1;
+                  p.slices = slices;
+                  p.parts = static_cast<float*>(backend.workspace(Sliced::parts_bytes(p)));
+                  nvh::launch<Sliced>(backend, Sliced::shape(p), p);
+                  const GemvMmaSlicesSum::Params q{p, p.parts, slices};
+                  nvh::launch<GemvMmaSlicesSum>(backend, GemvMmaSlicesSum::shape(q), q);
+                });
+}
+
 // Issue 16's M sweep: per shape and M, the whole operator call on
 // prefill_fused and on prefill_vec8 (dequant + GEMM), bias on and off, the
 // GEMM step alone on a bf16 W (cuBLAS BF16 alone) and, once per shape, the
@@ -416,6 +451,11 @@ void msweep_group(nvh::Backend& backend, Bench& bench, std::vector<int64_t> ms) 
         }
       }
       if (M <= 1024) time_fused_shapes(backend, bench, sets, s, gemv_bytes(s), flops);
+      if (M > 8 && M <= GemvMmaSlices16::kMaxM) {  // the GEMV-shaped path around the plan's slices
+        for (uint32_t slices : {2u, 3u, 4u, 6u, 8u, 12u}) {
+          time_gemv_slices<GemvMmaSlices16>(backend, bench, sets, s, slices, "msweep");
+        }
+      }
       bench.time_on(sets, "msweep", "cuBLAS BF16 GEMM alone " + id, "gemm", s, gemm_bytes(s), flops,
                     [&](InputSet& in) {
                       run_gemm_step(backend, {in.A.data(), in.scratch.data(), nullptr, in.Y.data(),
@@ -472,39 +512,6 @@ void time_gemv_sliced(nvh::Backend& backend, Bench& bench, const Bench::Sets& se
                   GemvMmaSliced::check(p);
                   nvh::launch<GemvMmaSliced>(backend, GemvMmaSliced::shape(p), p);
                   const GemvMmaSlicesSum::Params q{out, p.partial, slices};
-                  nvh::launch<GemvMmaSlicesSum>(backend, GemvMmaSlicesSum::shape(q), q);
-                });
-}
-
-// gemv_mma's sliced layout (gemv_mma_slices.cuh) with `slices` slices of
-// K, the route's choice or another, both kernels each call; skipped where
-// that many slices do not fit (a slice of A past shared memory, or a slice
-// without a stage).
-void time_gemv_slices(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets, const Shape& s,
-                      uint32_t slices) {
-  if (slices > GemvMma::stage_count(s.K) || !GemvMmaSlices::slice_fits(s.M, s.K, slices)) return;
-  const bool planned = slices == GemvMmaSlices::slices_for(s.M, s.N, s.K);
-  bench.time_on(sets, "depth",
-                "gemv_mma " + std::to_string(slices) + " slices of 8 tiles" +
-                    (planned ? " (plan)" : "") + " " + shape_name(s),
-                "gemv", s, gemv_bytes(s), 2.0 * s.M * s.N * s.K, [&](InputSet& in) {
-                  const MatmulArgs& a = in.args;
-                  GemvMmaSlices::Params p;
-                  static_cast<GemvOperands&>(p) = {static_cast<const uint16_t*>(a.A.data),
-                                                   static_cast<const uint8_t*>(a.B.data),
-                                                   static_cast<const uint8_t*>(a.weight_scale.data),
-                                                   static_cast<const float*>(a.weight_scale_2.data),
-                                                   static_cast<const uint16_t*>(a.bias.data),
-                                                   static_cast<uint16_t*>(a.Y.data),
-                                                   s.M,
-                                                   s.N,
-                                                   s.K,
-                                                   half_kind(s.dtype)};
-                  p.split = 1;
-                  p.slices = slices;
-                  p.parts = static_cast<float*>(backend.workspace(GemvMmaSlices::parts_bytes(p)));
-                  nvh::launch<GemvMmaSlices>(backend, GemvMmaSlices::shape(p), p);
-                  const GemvMmaSlicesSum::Params q{p, p.parts, slices};
                   nvh::launch<GemvMmaSlicesSum>(backend, GemvMmaSlicesSum::shape(q), q);
                 });
 }

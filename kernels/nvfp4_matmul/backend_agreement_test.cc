@@ -14,6 +14,7 @@
 
 #include "harness/backend.h"
 #include "kernels/nvfp4_matmul/gemv_mma.cuh"
+#include "kernels/nvfp4_matmul/gemv_mma_slices.cuh"
 #include "properties/nvfp4_matmul/matmul_case.h"
 
 namespace nvfp4 {
@@ -117,6 +118,38 @@ TEST_F(GpuAgainstHost, GemvMmaFromAOutputIsBitwiseEqualInExactMode) {
     s.exact = true;
     const auto [host, gpu] = both(s);
     ASSERT_EQ(gpu.decision.route, Route::gemv_mma) << s.name();
+    EXPECT_EQ(host.y_sha256, gpu.y_sha256) << s.name();
+  }
+}
+
+// gemv_mma's sliced layout (gemv_mma_slices.cuh): K of 48 to 64 stages, so
+// that the plan slices K, every slice of 4 stages or more.
+TEST_F(GpuAgainstHost, GemvMmaSlicesOutputIsBitwiseEqualInExactMode) {
+  std::mt19937 rng(407);
+  constexpr int64_t kMinK = GemvMmaSlices::kMinStagesToSlice * GemvMma::kStageK;
+  for (int i = 0; i < kShapesPerRoute; ++i) {
+    CaseSpec s = shape(rng, 1, 8, 128, kMinK / 3, 16);
+    s.K += kMinK;                      // 12288 to 16384
+    s.N = std::min<int64_t>(s.N, 40);  // the host executor's time grows with N * K
+    s.exact = true;
+    const auto [host, gpu] = both(s);
+    ASSERT_EQ(gpu.decision.route, Route::gemv_mma) << s.name();
+    ASSERT_NE(gpu.decision.variant.find("/slices"), std::string::npos) << s.name();
+    EXPECT_EQ(host.y_sha256, gpu.y_sha256) << s.name();
+  }
+}
+
+// prefill_fused's GEMV-shaped path (two groups of A's rows): 8 < M <=
+// kMaxFusedM, K of 8 to 32 stages, so that its plan takes it.
+TEST_F(GpuAgainstHost, PrefillFusedGemvPathOutputIsBitwiseEqualInExactMode) {
+  std::mt19937 rng(506);
+  for (int i = 0; i < kShapesPerRoute; ++i) {
+    CaseSpec s = shape(rng, 9, GemvMmaSlices16::kMaxFusedM, 128, 6144, 16);
+    s.K += 2048;
+    s.exact = true;
+    const auto [host, gpu] = both(s);
+    ASSERT_EQ(gpu.decision.route, Route::prefill_fused) << s.name();
+    ASSERT_NE(gpu.decision.variant.find("gemv16/"), std::string::npos) << s.name();
     EXPECT_EQ(host.y_sha256, gpu.y_sha256) << s.name();
   }
 }

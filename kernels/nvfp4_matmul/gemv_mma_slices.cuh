@@ -29,13 +29,25 @@
 
 namespace nvfp4 {
 
-struct GemvMmaSlices : GemvMma {
-  // GemvMma's with split 1: each warp streams its tile's whole slice.
-  struct Params : GemvMma::Params {
-    uint32_t slices;  // blocks along K for each 8 tiles
-    float* parts;     // [slices][M][N]
-  };
+// GemvMma's with split 1: each warp streams its tile's whole slice.
+struct GemvMmaSlicesParams : GemvMma::Params {
+  uint32_t slices;  // blocks along K for each 8 tiles
+  float* parts;     // [slices][M][N]
+};
+
+// kCols groups of 8 rows of A (the mma's n): 1 for gemv_mma (M <= 8), 2 for
+// prefill_fused's GEMV-shaped path (8 < M <= 16: each decoded fragment of W
+// meets both groups; prefill_fused_plan.h).
+template <int kCols>
+struct GemvMmaSlicesOf : GemvMma {
+  using Params = GemvMmaSlicesParams;
   static constexpr int kStages = kPrePairedStages;
+  static constexpr int64_t kMaxM = 8 * kCols;
+  // M up to which prefill_fused takes the two-group layout: on the H200
+  // 7-18 % faster than its own kernel at M = 9 to 12 on 4096 x 14336 and
+  // 14336 x 4096, even on 4096 x 4096 (PERF.md); at 14 and 16 it lost on
+  // 4096 x 4096.
+  static constexpr int64_t kMaxFusedM = 12;
 
   // The multiprocessors and blocks per multiprocessor the plan fills: the
   // H200's, where it was measured; a constant, not the device's, so that
@@ -74,12 +86,19 @@ struct GemvMmaSlices : GemvMma {
   // leave the plan's slots short of a wave; then the most slices that fill one wave
   // of blocks, else two, whose slice of A fits in shared memory and streams
   // kMinSliceStages stages at least (1 when none does).
+  //
+  // Two groups (prefill_fused, 8 < M <= kMaxFusedM): the same choice for
+  // any N and K; 1 there means prefill_fused's own kernel.
   static uint32_t slices_for(int64_t M, int64_t N, int64_t K) {
     const int64_t tiles = (N + 15) / 16, stages = stage_count(K);
-    if (M < 1 || M > 8 || K < kStageK || stages < kMinStagesToSlice) return 1;
-    const int64_t split = split_for(N, K, kPlanTargetWarps);
-    const int64_t route_blocks = (tiles + kWarps / split - 1) / (kWarps / split);
-    if (route_blocks >= kPlanSlots) return 1;
+    if constexpr (kCols == 2) {
+      if (M <= 8 || M > kMaxFusedM || K < kStageK) return 1;
+    } else {
+      if (M < 1 || M > 8 || K < kStageK || stages < kMinStagesToSlice) return 1;
+      const int64_t split = split_for(N, K, kPlanTargetWarps);
+      const int64_t route_blocks = (tiles + kWarps / split - 1) / (kWarps / split);
+      if (route_blocks >= kPlanSlots) return 1;
+    }
     for (int64_t waves = 1; waves <= 2; ++waves) {
       for (int64_t s = waves * kPlanSlots / groups(N); s >= 2; --s) {
         if (stages / s >= kMinSliceStages && slice_fits(M, K, s)) {
@@ -112,18 +131,63 @@ struct GemvMmaSlices : GemvMma {
     const int chunks = static_cast<int>((k1 - k0) / 8), rows = static_cast<int>(p.M);
     for (int j = static_cast<int>(ctx.thread_idx().x); NVFP4_PROBE(j < chunks);
          j += kMaxBlockThreads) {
-      nvh::U32x4 v[8];  // M <= 8
-      for (int m = 0; m < 8; ++m) {
-        if (m < rows) v[m] = nvh::load_u32x4(p.A + m * p.K + k0 + 8 * j);
-      }
       const int step = j / 16, t = (j / 4) % 4, q = j % 4;
       uint8_t* at = prepaired + 256 * step + 64 * q + 16 * t;
-      for (int m = 0; m < 8; ++m) {
-        if (m >= rows) break;
-        uint32_t pairs[4];
-        pair_activations(v[m], pairs);
-        nvh::store_u32x4(at + m * row_bytes, {pairs[0], pairs[1], pairs[2], pairs[3]});
+      for (int c = 0; c < kCols; ++c) {  // 8 rows at a time: their loads wait out one latency
+        nvh::U32x4 v[8];
+        for (int m = 0; m < 8; ++m) {
+          if (8 * c + m < rows) v[m] = nvh::load_u32x4(p.A + (8 * c + m) * p.K + k0 + 8 * j);
+        }
+        for (int m = 0; m < 8; ++m) {
+          if (8 * c + m >= rows) break;
+          uint32_t pairs[4];
+          pair_activations(v[m], pairs);
+          nvh::store_u32x4(at + (8 * c + m) * row_bytes, {pairs[0], pairs[1], pairs[2], pairs[3]});
+        }
       }
+    }
+  }
+
+  // GemvMma::stream with a split of 1 for kCols groups of A's rows: each
+  // decoded fragment of W feeds one mma per group, each group's in the
+  // route's (q, h) order.
+  template <nvh::HalfKind kKind, bool kWide, bool kContract, class Ctx>
+  NVH_HD NVH_INLINE static void stream_cols(Ctx& ctx, const GemvMma::Params& p, const LoopShape& s,
+                                            float tensor_scale, LoopState<kWide>& l,
+                                            const uint8_t* act[kCols], float d[kCols][4]) {
+    for (int stage = s.part, read = 0; NVFP4_PROBE(stage <= s.last);
+         ++stage, read = following<kStages>(read)) {
+      if (NVFP4_PROBE(l.next <= s.last)) {
+        issue_stage(ctx, p, l.copy, slot(s, l.fill), !kWide && l.next == s.half_stage, s.lane);
+      }
+      ctx.cp_async_commit();
+      ++l.next;
+      l.fill = following<kStages>(l.fill);
+      ctx.template cp_async_wait<kStages - 1>();  // this lane's copies of `stage` have landed
+      ctx.sync_warp();                            // and so have the other lanes'
+      for (int w = 0; w < 2; ++w) {
+        if (NVFP4_PROBE(!kWide && w == 1 && stage == s.half_stage)) break;
+        const RowStep lo = row_from_stage(slot(s, read), s.g, w, s.t),
+                      hi = row_from_stage(slot(s, read), s.g + 8, w, s.t);
+        const StepScales<kKind, kContract> scales_lo(lo.scales, tensor_scale),
+            scales_hi(hi.scales, tensor_scale);
+        for (int q = 0; q < 4; ++q) {
+          uint32_t w_lo[4], w_hi[4];
+          scales_lo.weights(lo, q, w_lo);
+          scales_hi.weights(hi, q, w_hi);
+          for (int c = 0; c < kCols; ++c) {
+            uint32_t b_pairs[4];
+            activation_pairs<true>(act[c] + w * 2 * kStepK, q, b_pairs);
+            for (int h = 0; h < 2; ++h) {
+              const uint32_t a[4] = {w_lo[2 * h], w_hi[2 * h], w_lo[2 * h + 1], w_hi[2 * h + 1]};
+              const uint32_t b[2] = {b_pairs[2 * h], b_pairs[2 * h + 1]};
+              ctx.mma_m16n8k16(d[c], a, b, d[c], kKind);
+            }
+          }
+        }
+      }
+      for (int c = 0; c < kCols; ++c) act[c] += 2 * kStageK;
+      ctx.sync_warp();  // every lane is done with this slot before the next issue refills it
     }
   }
 
@@ -161,19 +225,34 @@ struct GemvMmaSlices : GemvMma {
     prepair_slice(ctx, p, first * kStageK, k_end, row_bytes, prepaired);
     ctx.sync_threads();
     if (NVFP4_PROBE(!has_work)) return;
-    const int64_t act_row = g < p.M ? g : p.M - 1;
-    l.act = prepaired + act_row * row_bytes + 16 * t;
+    // Lanes past M read row M - 1 into outputs that are not stored (gemv_mma.cuh).
+    const uint8_t* act[kCols];
+    for (int c = 0; c < kCols; ++c) {
+      const int64_t row = 8 * c + g < p.M ? 8 * c + g : p.M - 1;
+      act[c] = prepaired + row * row_bytes + 16 * t;
+    }
+    float d[kCols][4] = {};  // +0: the contract's sums start there
     // weight_scale_2 after the prologue, as the route reads it (gemv_mma.cuh).
     const float tensor_scale = nvh::load_generic_f32(p.global_scale);
-    if (NVFP4_PROBE(fast_g<kKind>(tensor_scale))) {
-      stream<kKind, true, kWide, false, kStages>(ctx, route, shape, 0.0f, l);
+    if constexpr (kCols == 1) {
+      l.act = act[0];
+      if (NVFP4_PROBE(fast_g<kKind>(tensor_scale))) {
+        stream<kKind, true, kWide, false, kStages>(ctx, route, shape, 0.0f, l);
+      } else {
+        stream<kKind, true, kWide, true, kStages>(ctx, route, shape, tensor_scale, l);
+      }
+      for (int i = 0; i < 4; ++i) d[0][i] = l.d[i];
+    } else if (NVFP4_PROBE(fast_g<kKind>(tensor_scale))) {
+      stream_cols<kKind, kWide, false>(ctx, route, shape, 0.0f, l, act, d);
     } else {
-      stream<kKind, true, kWide, true, kStages>(ctx, route, shape, tensor_scale, l);
+      stream_cols<kKind, kWide, true>(ctx, route, shape, tensor_scale, l, act, d);
     }
-    for (int i = 0; i < 4; ++i) {
-      const int64_t n = n0 + g + (i >= 2 ? 8 : 0), m = 2 * t + (i % 2);
-      if (NVFP4_PROBE(n >= p.N || m >= p.M)) continue;
-      nvh::store_f32(p.parts + (slice * p.M + m) * p.N + n, l.d[i]);
+    for (int c = 0; c < kCols; ++c) {
+      for (int i = 0; i < 4; ++i) {
+        const int64_t n = n0 + g + (i >= 2 ? 8 : 0), m = 8 * c + 2 * t + (i % 2);
+        if (NVFP4_PROBE(n >= p.N || m >= p.M)) continue;
+        nvh::store_f32(p.parts + (slice * p.M + m) * p.N + n, d[c][i]);
+      }
     }
   }
 
@@ -196,5 +275,8 @@ struct GemvMmaSlices : GemvMma {
     ctx.launch_dependents();  // the sum, launched to overlap this grid's tail, may start
   }
 };
+
+using GemvMmaSlices = GemvMmaSlicesOf<1>;    // gemv_mma's sliced layout
+using GemvMmaSlices16 = GemvMmaSlicesOf<2>;  // prefill_fused's GEMV-shaped path
 
 }  // namespace nvfp4

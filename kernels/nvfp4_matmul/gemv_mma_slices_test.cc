@@ -14,6 +14,7 @@
 
 #include "harness/backend_fixture.h"
 #include "kernels/nvfp4_matmul/nvfp4_matmul.h"
+#include "kernels/nvfp4_matmul/prefill_fused_plan.h"
 #include "properties/nvfp4_matmul/matmul_case.h"
 #include "properties/nvfp4_matmul/value_class.h"
 
@@ -120,6 +121,52 @@ TEST_P(GemvSlicesOnBackend, GivesTheSameBitsRunAfterRun) {
   const CaseRun first = run_sliced(b, spec);
   const CaseRun second = run_sliced(b, spec);
   EXPECT_EQ(first.y_sha256, second.y_sha256);
+}
+
+// prefill_fused's GEMV-shaped path (two groups of A's rows, 8 < M <=
+// kMaxFusedM): the plan takes it, and the route matches the reference at
+// its edges, both paths, special values.
+TEST(GemvMmaSlicesPlan, PrefillFusedTakesTheGemvShapedPathUpToItsM) {
+  EXPECT_EQ(GemvMmaSlices16::slices_for(9, 4096, 14336), 12u);  // one wave: 32 groups x 12
+  EXPECT_EQ(GemvMmaSlices16::slices_for(9, 14336, 4096), 3u);   // 112 groups x 3
+  EXPECT_EQ(GemvMmaSlices16::slices_for(12, 4096, 4096), 4u);   // 16 stages: slices of 4
+  EXPECT_EQ(GemvMmaSlices16::slices_for(12, 14336, 4096),
+            4u);  // A's slice of 6 stages too large: two waves
+  EXPECT_EQ(GemvMmaSlices16::slices_for(13, 4096, 4096), 1u);  // past kMaxFusedM
+  EXPECT_EQ(GemvMmaSlices16::slices_for(8, 4096, 4096), 1u);   // gemv_mma's M
+  EXPECT_EQ(GemvMmaSlices16::slices_for(9, 4096, 1792), 1u);   // 7 stages: no 2 slices of 4
+  EXPECT_EQ(GemvMmaSlices16::slices_for(12, 14336, 14336),
+            1u);  // 1 slice of 56 stages a wave: A's slice too large
+  EXPECT_STREQ(prefill_fused_variant_name(prefill_fused_plan(9, 14336, 4096)), "gemv16/slices3");
+}
+
+TEST_P(GemvSlicesOnBackend, PrefillFusedGemvPathMatchesTheReference) {
+  auto& b = backend();
+  const auto run = [&b](CaseSpec spec) {
+    const CaseInputs in = make_inputs(spec);
+    const Oracle oracle = make_oracle(spec, in);
+    const CaseRun r = run_case(b, spec, in);
+    const uint32_t slices = GemvMmaSlices16::slices_for(spec.M, spec.N, spec.K);
+    EXPECT_EQ(r.decision.route, Route::prefill_fused) << spec.name();
+    EXPECT_EQ(r.decision.variant, "gemv16/slices" + std::to_string(slices)) << spec.name();
+    EXPECT_EQ(check_output_bound(spec, in, r, oracle), "") << spec.name();
+    EXPECT_EQ(check_guards(r), "") << spec.name();
+    if (spec.exact) EXPECT_EQ(check_output_exact(r, oracle), "") << spec.name();
+  };
+  // M = 9 (one row in the second group), two groups of 8 tiles, rows past N.
+  run(make_case("adhoc", 9, 136, 2048, 16, DType::bf16, true, true, 1));
+  // M = kMaxFusedM, a last half stage (4-byte scale copies), not exact.
+  run(make_case("adhoc", GemvMmaSlices16::kMaxFusedM, 24, 2048 + 128, 16, DType::fp16, false, false,
+                2));
+  run(make_case("adhoc", 11, 40, 4096, 16, DType::fp16, true, true, 3));
+  for (ValueClass c : {ValueClass::g_not_pow2, ValueClass::g_inf, ValueClass::a_inf,
+                       ValueClass::scale_nan_ff, ValueClass::bias_nan}) {
+    for (DType t : {DType::fp16, DType::bf16}) {
+      CaseSpec s = make_case("adhoc", 10, 24, 2048, 16, t, true, false, 4);
+      s.value_class = c;
+      run(s);
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, GemvSlicesOnBackend, ::testing::ValuesIn(nvh::backend_names()),

@@ -43,6 +43,7 @@ NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4, 4>);
 NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4, 8>);
 NVFP4_INSTANTIATE(nvfp4::GemvMma);
 NVFP4_INSTANTIATE(nvfp4::GemvMmaSlices);
+NVFP4_INSTANTIATE(nvfp4::GemvMmaSlices16);
 NVFP4_INSTANTIATE(nvfp4::GemvMmaSlicesSum);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedM16N64);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedM32N128);

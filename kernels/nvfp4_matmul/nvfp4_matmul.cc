@@ -159,17 +159,25 @@ void run_gemv_scalar(nvh::Backend& backend, const MatmulArgs& a, const Problem& 
 // gemv_mma in the route's own layout, or, where its plan slices K
 // (gemv_mma_slices.cuh), the sliced kernel with its parts in the backend's
 // workspace and then their sum.
+// The sliced GEMV (gemv_mma_slices.cuh) over `slices` slices of K, its parts
+// in the backend's workspace, then their sum.
+template <class Sliced>
+void run_gemv_slices(nvh::Backend& backend, const MatmulArgs& a, const Problem& p,
+                     uint32_t slices) {
+  typename Sliced::Params params;
+  static_cast<GemvOperands&>(params) = gemv_operands(a, p);
+  params.split = 1;
+  params.slices = slices;
+  params.parts = static_cast<float*>(backend.workspace(Sliced::parts_bytes(params)));
+  nvh::launch<Sliced>(backend, Sliced::shape(params), params);
+  const GemvMmaSlicesSum::Params sum{params, params.parts, slices};
+  nvh::launch<GemvMmaSlicesSum>(backend, GemvMmaSlicesSum::shape(sum), sum);
+}
+
 void run_gemv_mma(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) {
   const uint32_t slices = GemvMmaSlices::slices_for(p.M, p.N, p.K);
   if (slices > 1) {
-    GemvMmaSlices::Params params;
-    static_cast<GemvOperands&>(params) = gemv_operands(a, p);
-    params.split = 1;
-    params.slices = slices;
-    params.parts = static_cast<float*>(backend.workspace(GemvMmaSlices::parts_bytes(params)));
-    nvh::launch<GemvMmaSlices>(backend, GemvMmaSlices::shape(params), params);
-    const GemvMmaSlicesSum::Params sum{params, params.parts, slices};
-    nvh::launch<GemvMmaSlicesSum>(backend, GemvMmaSlicesSum::shape(sum), sum);
+    run_gemv_slices<GemvMmaSlices>(backend, a, p, slices);
     return;
   }
   const GemvMma::Params params{
@@ -194,6 +202,10 @@ void run_prefill_fused_shape(nvh::Backend& backend, const PrefillFusedParams& pa
 void run_prefill_fused(nvh::Backend& backend, const MatmulArgs& a, const Problem& p,
                        void* scratch) {
   const FusedPlan plan = prefill_fused_plan(p.M, p.N, p.K);
+  if (plan.gemv_slices > 1) {
+    run_gemv_slices<GemvMmaSlices16>(backend, a, p, plan.gemv_slices);
+    return;
+  }
   PrefillFusedParams params{gemv_operands(a, p), nullptr, plan.k_slices};
   nvh::Buffer own_parts;
   if (plan.k_slices > 1) {

@@ -2,7 +2,9 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
+#include "kernels/nvfp4_matmul/gemv_mma_slices.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
 
 namespace nvfp4 {
@@ -48,6 +50,8 @@ double split_cost(int64_t M, int64_t N, int64_t K, const ShapeFacts& f, int64_t 
 FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K) {
   const FusedShape shape = shape_for(M);
   if (M <= 0 || N <= 0 || K < 128) return {shape, 1};  // described, never run (the route's needs)
+  const uint32_t gemv_slices = GemvMmaSlices16::slices_for(M, N, K);
+  if (gemv_slices > 1) return {shape, 1, gemv_slices};
   const ShapeFacts f = facts(shape);
   const int64_t m_blocks = (M + f.rows - 1) / f.rows;
   const int64_t blocks = (N + f.cols - 1) / f.cols * (m_blocks < 65535 ? m_blocks : 65535);
@@ -66,6 +70,12 @@ FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K) {
 }
 
 const char* prefill_fused_variant_name(const FusedPlan& plan) {
+  static const auto gemv_names = [] {
+    std::vector<std::string> n(GemvMmaSlices16::kMaxSlices + 1);
+    for (std::size_t s = 2; s < n.size(); ++s) n[s] = "gemv16/slices" + std::to_string(s);
+    return n;
+  }();
+  if (plan.gemv_slices > 1) return gemv_names[plan.gemv_slices].c_str();
   static const auto names = [] {
     std::array<std::array<std::string, kFusedMaxKSlices + 1>, 4> n;
     const char* shapes[] = {"m16n64", "m32n128", "m64n128", "m128n128"};

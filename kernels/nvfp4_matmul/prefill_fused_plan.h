@@ -15,6 +15,11 @@ enum class FusedShape : uint8_t { m16n64, m32n128, m64n128, m128n128 };
 struct FusedPlan {
   FusedShape shape;
   int32_t k_slices;  // 1: the blocks write Y; more: fp32 parts, then prefill_fused_sum
+  // More than 1: none of the above runs, but the GEMV-shaped kernel
+  // (gemv_mma_slices.cuh, two groups of 8 rows of A) over this many slices
+  // of K, then gemv_mma_slices_sum: for 8 < M <= kMaxFusedM where that
+  // measured faster (PERF.md).
+  uint32_t gemv_slices = 1;
 };
 
 // The multiprocessors the split fills: the H200's, where the shapes were
@@ -30,7 +35,8 @@ inline constexpr int32_t kFusedMaxKSlices = 8;
 // in half the operator's [N, K] scratch (k_slices * 4 * M <= K).
 FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K);
 
-// "m16n64", ...; with k_slices > 1 "m16n64/k4" (the route log's variant).
+// "m16n64", ...; with k_slices > 1 "m16n64/k4"; the GEMV-shaped path
+// "gemv16/slices12" (the route log's variant).
 const char* prefill_fused_variant_name(const FusedPlan& plan);
 
 // Bytes of workspace the plan's parts take (0 for one slice), with room to

@@ -63,7 +63,7 @@ TEST_P(FusedOnBackend, MatchesTheReferenceAtTileEdges) {
   const Shape shapes[] = {
       {9, 32, 128, "m16n64"},          // one step: a block stage of 4 with 3 warps idle
       {16, 65, 640, "m16n64/k3"},      // slices of 1, 2, 2 steps; a second block of 1 row of W
-      {12, 20, 2560, "m16n64/k7"},     // slices of 2 and 3 steps
+      {13, 20, 2560, "m16n64/k7"},     // slices of 2 and 3 steps (M <= 12: the GEMV-shaped path)
       {17, 31, 1024, "m32n128/k4"},    // rows of W past N; slices of one stage
       {32, 130, 1152, "m32n128/k3"},   // slices of 3 steps over 2 K warps: a short last stage
       {33, 65, 256, "m64n128"},        // one stage of 2 steps

@@ -1232,6 +1232,10 @@ FusedFacts fused_facts(FusedShape shape) {
   });
 }
 FusedPlan fused_plan(const CaseSpec& s) { return prefill_fused_plan(s.M, s.N, s.K); }
+// prefill_fused ran its own kernel (not the GEMV-shaped path of its plan).
+bool took_fused_kernel(const CaseSpec& s, const CaseVerdict& v) {
+  return took(v, Route::prefill_fused) && fused_plan(s).gemv_slices == 1;
+}
 FusedFacts fused_facts(const CaseSpec& s) { return fused_facts(fused_plan(s).shape); }
 
 // Aims for what the fused kernel's own sizes decide (prefill_fused.cuh,
@@ -1247,7 +1251,7 @@ std::size_t fused_shape_aim(Family& f, FusedShape shape) {
                      prefill_fused_variant_name(plan) + " (" + str(facts.k_warps) + " K warps, " +
                      str(facts.stages) + " stages)",
                  [shape](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
-                   return took(v, Route::prefill_fused) && fused_plan(s).shape == shape;
+                   return took_fused_kernel(s, v) && fused_plan(s).shape == shape;
                  });
 }
 
@@ -1270,29 +1274,29 @@ Family prefill_fused() {
   const auto split =
       add_aim(f, "prefill_fused splits K across blocks: parts, then prefill_fused_sum",
               [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
-                return took(v, Route::prefill_fused) && fused_plan(s).k_slices > 1;
+                return took_fused_kernel(s, v) && fused_plan(s).k_slices > 1;
               });
   const auto short_stage = add_aim(
       f, "prefill_fused's slice ends in a stage of fewer 128-k steps than its K warps",
       [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
-        return took(v, Route::prefill_fused) && fused_slice_steps(s) % fused_facts(s).k_warps != 0;
+        return took_fused_kernel(s, v) && fused_slice_steps(s) % fused_facts(s).k_warps != 0;
       });
   const auto deep =
       add_aim(f, "prefill_fused streams more stages than its pipeline holds (kStages)",
               [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
                 const FusedFacts facts = fused_facts(s);
-                return took(v, Route::prefill_fused) &&
+                return took_fused_kernel(s, v) &&
                        (fused_slice_steps(s) + facts.k_warps - 1) / facts.k_warps > facts.stages;
               });
   const auto m_blocks = add_aim(f, "prefill_fused with more than one block over M",
                                 [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
-                                  return took(v, Route::prefill_fused) && s.M > fused_facts(s).rows;
+                                  return took_fused_kernel(s, v) && s.M > fused_facts(s).rows;
                                 });
   const auto n_past =
       add_aim(f, "prefill_fused with several blocks over N, the last holding rows of W past N",
               [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
                 const int64_t cols = fused_facts(s).cols;
-                return took(v, Route::prefill_fused) && s.N > cols && s.N % cols != 0;
+                return took_fused_kernel(s, v) && s.N > cols && s.N % cols != 0;
               });
   const auto crossover =
       add_aim(f, "M == kFusedMaxM (" + str(kFusedMaxM) + "): prefill_fused for fused_mma",
@@ -1308,7 +1312,7 @@ Family prefill_fused() {
   aimed(f, make_case("", 9, 32, 128, 16, DType::fp16, true, false, 1), {blocks[0], short_stage});
   aimed(f, make_case("", 16, 65, 640, 16, DType::bf16, false, true, 2),
         {blocks[0], split, short_stage, n_past});
-  aimed(f, make_case("", 12, 20, 2560, 16, DType::fp16, true, false, 2), {blocks[0], split});
+  aimed(f, make_case("", 13, 20, 2560, 16, DType::fp16, true, false, 2), {blocks[0], split});
   aimed(f, make_case("", 17, 31, 1024, 16, DType::fp16, true, true, 3), {blocks[1], split});
   aimed(f, make_case("", 32, 130, 1152, 16, DType::bf16, true, false, 4),
         {blocks[1], split, short_stage, n_past});
@@ -1323,6 +1327,29 @@ Family prefill_fused() {
         {blocks[3], split, m_blocks});
   aimed(f, force(make_case("", 40, 8, 128, 16, DType::fp16, true, true, 9)), {blocks[2]});
   aimed(f, make_case("", kFusedMaxM, 8, 128, 16, DType::fp16, true, true, 9), {crossover});
+  // The GEMV-shaped path (gemv_mma_slices.cuh, two groups of A's rows).
+  const auto gemv = [](const CaseSpec& s, const CaseVerdict& v) {
+    return took(v, Route::prefill_fused) && fused_plan(s).gemv_slices > 1;
+  };
+  const auto gemv_one_row = add_aim(
+      f,
+      "prefill_fused's GEMV-shaped path (8 < M <= kMaxFusedM = " +
+          str(GemvMmaSlices16::kMaxFusedM) +
+          ", slices_for > 1): M = 9, one row in the second group; N past a block of 8 tiles, "
+          "rows past N",
+      [gemv](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+        return gemv(s, v) && s.M == 9 && s.N > 128 && s.N % 16 != 0;
+      });
+  const auto gemv_full =
+      add_aim(f, "prefill_fused's GEMV-shaped path at M == kMaxFusedM with a last half stage",
+              [gemv](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                return gemv(s, v) && s.M == GemvMmaSlices16::kMaxFusedM && s.K % 256 == 128;
+              });
+  aimed(f, make_case("", 9, 136, 2048, 16, DType::bf16, true, true, 10), {gemv_one_row});
+  aimed(
+      f,
+      make_case("", GemvMmaSlices16::kMaxFusedM, 24, 2048 + 128, 16, DType::fp16, false, false, 11),
+      {gemv_full});
   f.random = cases(
       f.name,
       [](const std::vector<int64_t>& d) {
