@@ -18,6 +18,11 @@
 // restores, adds the bias and rounds: a fixed order, so the bits do not
 // depend on timing, and a function of M, N and K alone, so every backend
 // adds the same parts.
+//
+// GemvMmaSlicesOf<2> is the same layout with two groups of 8 rows of A (M
+// up to 16): each decoded fragment of W feeds one mma per group, in its
+// own copy of the stage loop (stream_cols), so gemv_mma's loop is left as
+// it was measured. prefill_fused's plan takes it for 8 < M <= kMaxFusedM.
 #pragma once
 
 #include <cstdint>
