@@ -49,7 +49,8 @@ struct GemvMmaSlicesOf : GemvMma {
   static constexpr int kStages = kPrePairedStages;
   static constexpr int64_t kMaxM = 8 * kCols;
   // M up to which prefill_fused takes the two-group layout: on the H200
-  // 7-18 % faster than its own kernel at M = 9 to 12 on 4096 x 14336 and
+  // (run of 2026-12-02 06:04 UTC, results/h200-msweep-gemv16.json) 5-19 %
+  // faster than its own kernel at M = 9 to 12 on 4096 x 14336 and
   // 14336 x 4096, even on 4096 x 4096 (PERF.md); at 14 and 16 it lost on
   // 4096 x 4096.
   static constexpr int64_t kMaxFusedM = 12;
@@ -64,9 +65,10 @@ struct GemvMmaSlicesOf : GemvMma {
   // slower (PERF.md).
   static constexpr int64_t kMinSliceStages = 4;
   // K's stages from which the sliced layout is taken: on the H200 it was
-  // 3-15 % faster at 56 and 100 stages (4096 x 14336, 5120 x 25600), even
-  // at 32 on 2048 x 8192 and 5 % slower at 32 on 4096 x 8192, M = 1
-  // (PERF.md).
+  // 1-16 % faster at 56 and 100 stages (4096 x 14336, 5120 x 25600; run of
+  // 2026-12-02 05:42 UTC, results/h200-gemv-slices-depth.json), even at 32
+  // on 2048 x 8192 and 5 % slower at 32 on 4096 x 8192, M = 1 (05:36 UTC,
+  // results/h200-gemv-slices-experiments.csv; PERF.md).
   static constexpr int64_t kMinStagesToSlice = 48;
   // Warps the route's own layout aims to keep busy on the plan's GPU (the
   // H200's 132 multiprocessors x 32, gemv_mma_target_warps).
