@@ -46,7 +46,8 @@ uint32_t* Backend::zeroed_counters(std::size_t count) {
     return static_cast<uint32_t*>(counters_);
   }
   synchronize();  // a kernel may still be counting in the old ones
-  release_counters();
+  if (counters_) release(counters_);
+  counters_ = nullptr, counter_count_ = 0;  // as they are if the allocation throws
   counters_ = allocate(count * sizeof(uint32_t));
   counter_count_ = count;
   describe_allocation(counters_, 0, count * sizeof(uint32_t), "zeroed counters");
@@ -58,14 +59,14 @@ void* Backend::workspace(std::size_t bytes) {
   if (bytes <= workspace_bytes_) return workspace_;
   synchronize();  // a kernel may still use the old one
   if (workspace_) release(workspace_);
+  workspace_ = nullptr, workspace_bytes_ = 0;  // as they are if the allocation throws
   workspace_ = allocate(bytes);
   workspace_bytes_ = bytes;
   describe_allocation(workspace_, 0, bytes, "workspace");
   return workspace_;
 }
 
-// The counters and the workspace: both are the backend's own.
-void Backend::release_counters() noexcept {
+void Backend::release_owned_memory() noexcept {
   if (counters_) release(counters_);
   counters_ = nullptr;
   counter_count_ = 0;
@@ -149,7 +150,7 @@ namespace {
 class HostBackend final : public Backend {
  public:
   HostBackend() { caps_.device_name = "host executor"; }
-  ~HostBackend() override { release_counters(); }
+  ~HostBackend() override { release_owned_memory(); }
   BackendKind kind() const override { return BackendKind::host; }
   std::string arch() const override { return "host"; }
   const DeviceCaps& caps() const override { return caps_; }

@@ -66,9 +66,10 @@ class Backend {
   uint32_t* zeroed_counters(std::size_t count);
 
   // At least `bytes` of backend memory the backend keeps between calls, for
-  // a route's intermediate results (gemv_mma's K-slice parts), so that a
-  // call allocates nothing once the workspace is large enough, as a
-  // cuBLAS handle keeps its workspace. Kernels run in order on the
+  // a call's intermediate results (cuBLASLt's workspace and the GEMM step's
+  // fp32 accumulator, gemv_mma's K-slice parts), so that a call allocates
+  // nothing once the workspace is large enough, as a cuBLAS handle keeps
+  // its workspace. Kernels run in order on the
   // backend's one stream, so a call may use all of it; its contents do not
   // outlive the call. Asking for more than it holds synchronizes, frees it
   // and makes a larger one. 256-byte aligned; named "workspace" in
@@ -76,8 +77,9 @@ class Backend {
   void* workspace(std::size_t bytes);
 
  protected:
-  // Every backend's destructor calls this: release() is the derived class's.
-  void release_counters() noexcept;
+  // Every backend's destructor calls this (release() is the derived
+  // class's): frees the counters and the workspace.
+  void release_owned_memory() noexcept;
 
  private:
   void* counters_ = nullptr;

@@ -49,8 +49,7 @@ CudaBackend::CudaBackend(int device) : device_(device) {
 
 CudaBackend::~CudaBackend() {
   cudaSetDevice(device_);
-  release_counters();
-  if (workspace_) cudaFree(workspace_);
+  release_owned_memory();
   if (cublas_lt_) cublasLtDestroy(cublas_lt_);
   if (cublas_) cublasDestroy(cublas_);
   if (stream_) cudaStreamDestroy(stream_);
@@ -95,17 +94,6 @@ cublasHandle_t CudaBackend::cublas() {
 cublasLtHandle_t CudaBackend::cublas_lt() {
   if (!cublas_lt_) NVH_CUBLAS_CHECK(cublasLtCreate(&cublas_lt_));
   return cublas_lt_;
-}
-
-void* CudaBackend::workspace(std::size_t bytes) {
-  if (bytes > workspace_bytes_) {
-    if (workspace_) NVH_CUDA_CHECK(cudaFree(workspace_));
-    workspace_ = nullptr;
-    workspace_bytes_ = 0;
-    NVH_CUDA_CHECK(cudaMalloc(&workspace_, bytes));
-    workspace_bytes_ = bytes;
-  }
-  return workspace_;
 }
 
 }  // namespace nvh

@@ -46,9 +46,6 @@ class CudaBackend final : public Backend {
   cudaStream_t stream() const { return stream_; }
   cublasHandle_t cublas();
   cublasLtHandle_t cublas_lt();
-  // A workspace for cuBLASLt, grown on demand and kept for the backend's life.
-  void* workspace(std::size_t bytes);
-  std::size_t workspace_bytes() const { return workspace_bytes_; }
 
  private:
   int device_;
@@ -56,8 +53,6 @@ class CudaBackend final : public Backend {
   cudaStream_t stream_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
   cublasLtHandle_t cublas_lt_ = nullptr;
-  void* workspace_ = nullptr;
-  std::size_t workspace_bytes_ = 0;
 };
 
 }  // namespace nvh
