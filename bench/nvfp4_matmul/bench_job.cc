@@ -27,6 +27,7 @@
 #include "kernels/nvfp4_matmul/prefill_fused_plan.h"
 #include "kernels/nvfp4_matmul/prefill_fused_sum.cuh"
 #include "kernels/nvfp4_matmul/prefill_vec8.cuh"
+#include "kernels/nvfp4_matmul/route_runs.h"
 
 namespace nvfp4 {
 namespace {
@@ -327,29 +328,22 @@ template <class F>
 void time_fused_shape(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets, const Shape& s,
                       const char* shape_label, int32_t k_slices, double bytes, double flops,
                       bool overlap = true) {
-  bench.time_on(
-      sets, "msweep",
-      std::string("prefill_fused ") + shape_label + "/k" + std::to_string(k_slices) +
-          (overlap ? " " : " sum not overlapped ") + shape_name(s),
-      "fused_shape", s, bytes, flops, [&backend, k_slices, overlap](InputSet& in) {
-        const MatmulArgs& a = in.args;
-        const Problem p = describe_problem(a);
-        const auto at = reinterpret_cast<std::uintptr_t>(in.scratch.data());
-        PrefillFusedParams params{
-            {static_cast<const uint16_t*>(a.A.data), static_cast<const uint8_t*>(a.B.data),
-             static_cast<const uint8_t*>(a.weight_scale.data),
-             static_cast<const float*>(a.weight_scale_2.data),
-             static_cast<const uint16_t*>(a.bias.data), static_cast<uint16_t*>(a.Y.data), p.M, p.N,
-             p.K, half_kind(p.dtype)},
-            reinterpret_cast<float*>((at + 15) / 16 * 16),
-            k_slices};
-        nvh::launch<F>(backend, F::shape(params), params);
-        if (k_slices > 1) {
-          nvh::LaunchShape sum = PrefillFusedSum::shape(params);
-          sum.overlaps_prior_grid = overlap;
-          nvh::launch<PrefillFusedSum>(backend, sum, params);
-        }
-      });
+  bench.time_on(sets, "msweep",
+                std::string("prefill_fused ") + shape_label + "/k" + std::to_string(k_slices) +
+                    (overlap ? " " : " sum not overlapped ") + shape_name(s),
+                "fused_shape", s, bytes, flops, [&backend, k_slices, overlap](InputSet& in) {
+                  const MatmulArgs& a = in.args;
+                  const Problem p = describe_problem(a);
+                  const auto at = reinterpret_cast<std::uintptr_t>(in.scratch.data());
+                  PrefillFusedParams params{
+                      gemv_operands(a, p), reinterpret_cast<float*>((at + 15) / 16 * 16), k_slices};
+                  nvh::launch<F>(backend, F::shape(params), params);
+                  if (k_slices > 1) {
+                    nvh::LaunchShape sum = PrefillFusedSum::shape(params);
+                    sum.overlaps_prior_grid = overlap;
+                    nvh::launch<PrefillFusedSum>(backend, sum, params);
+                  }
+                });
 }
 
 // Every shape and split the plan could pick for M, around its choice.
@@ -377,38 +371,23 @@ void time_fused_shapes(nvh::Backend& backend, Bench& bench, const Bench::Sets& s
   });
 }
 
-// gemv_mma's sliced layout (gemv_mma_slices.cuh) with `slices` slices of
-// K, the route's choice or another, both kernels each call; skipped where
-// that many slices do not fit (a slice of A past shared memory, or a slice
-// without a stage).
-template <class Sliced = GemvMmaSlices>
+// The sliced GEMV (gemv_mma_slices.cuh: gemv_mma's layout for M <= 8,
+// prefill_fused's GEMV-shaped path above) with `slices` slices of K, the
+// plan's choice or another, both kernels each call (run_gemv_slices, as the
+// routes run it); skipped where that many slices do not fit (a slice of A
+// past shared memory, or a slice without a stage).
 void time_gemv_slices(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets, const Shape& s,
                       uint32_t slices, const char* group = "depth") {
-  if (slices > GemvMma::stage_count(s.K) || !Sliced::slice_fits(s.M, s.K, slices)) return;
-  const bool planned = slices == Sliced::slices_for(s.M, s.N, s.K);
+  if (slices > GemvMma::stage_count(s.K) || !GemvMmaSlices::slice_fits(s.M, s.K, slices)) return;
+  const bool gemv = s.M <= GemvMmaSlices::kMaxM;
+  const uint32_t planned =
+      gemv ? GemvMmaSlices::slices_for(s.M, s.N, s.K) : GemvMmaSlices16::slices_for(s.M, s.N, s.K);
   bench.time_on(sets, group,
-                std::string(Sliced::kMaxM == 8 ? "gemv_mma " : "prefill_fused gemv16 ") +
-                    std::to_string(slices) + " slices of 8 tiles" + (planned ? " (plan)" : "") +
-                    " " + shape_name(s),
-                "gemv", s, gemv_bytes(s), 2.0 * s.M * s.N * s.K, [&](InputSet& in) {
-                  const MatmulArgs& a = in.args;
-                  typename Sliced::Params p;
-                  static_cast<GemvOperands&>(p) = {static_cast<const uint16_t*>(a.A.data),
-                                                   static_cast<const uint8_t*>(a.B.data),
-                                                   static_cast<const uint8_t*>(a.weight_scale.data),
-                                                   static_cast<const float*>(a.weight_scale_2.data),
-                                                   static_cast<const uint16_t*>(a.bias.data),
-                                                   static_cast<uint16_t*>(a.Y.data),
-                                                   s.M,
-                                                   s.N,
-                                                   s.K,
-                                                   half_kind(s.dtype)};
-                  p.split = 1;
-                  p.slices = slices;
-                  p.parts = static_cast<float*>(backend.workspace(Sliced::parts_bytes(p)));
-                  nvh::launch<Sliced>(backend, Sliced::shape(p), p);
-                  const GemvMmaSlicesSum::Params q{p, p.parts, slices};
-                  nvh::launch<GemvMmaSlicesSum>(backend, GemvMmaSlicesSum::shape(q), q);
+                std::string(gemv ? "gemv_mma " : "prefill_fused gemv16 ") + std::to_string(slices) +
+                    " slices of 8 tiles" + (slices == planned ? " (plan)" : "") + " " +
+                    shape_name(s),
+                "gemv", s, gemv_bytes(s), 2.0 * s.M * s.N * s.K, [&backend, slices](InputSet& in) {
+                  run_gemv_slices(backend, in.args, describe_problem(in.args), slices);
                 });
 }
 
@@ -453,7 +432,7 @@ void msweep_group(nvh::Backend& backend, Bench& bench, std::vector<int64_t> ms) 
       if (M <= 1024) time_fused_shapes(backend, bench, sets, s, gemv_bytes(s), flops);
       if (M > 8 && M <= GemvMmaSlices16::kMaxM) {  // the GEMV-shaped path around the plan's slices
         for (uint32_t slices : {2u, 3u, 4u, 6u, 8u, 12u}) {
-          time_gemv_slices<GemvMmaSlices16>(backend, bench, sets, s, slices, "msweep");
+          time_gemv_slices(backend, bench, sets, s, slices, "msweep");
         }
       }
       bench.time_on(sets, "msweep", "cuBLAS BF16 GEMM alone " + id, "gemm", s, gemm_bytes(s), flops,
@@ -476,11 +455,7 @@ void time_gemv_depth(nvh::Backend& backend, Bench& bench, const Bench::Sets& set
         const MatmulArgs& a = in.args;
         const Problem p = describe_problem(a);
         const GemvMma::Params params{
-            {static_cast<const uint16_t*>(a.A.data), static_cast<const uint8_t*>(a.B.data),
-             static_cast<const uint8_t*>(a.weight_scale.data),
-             static_cast<const float*>(a.weight_scale_2.data),
-             static_cast<const uint16_t*>(a.bias.data), static_cast<uint16_t*>(a.Y.data), p.M, p.N,
-             p.K, half_kind(p.dtype)},
+            gemv_operands(a, p),
             GemvMma::split_for(p.N, p.K, gemv_mma_target_warps(backend.caps().multiprocessors))};
         nvh::launch<GemvMmaDepth<kStagesA>>(backend, GemvMmaDepth<kStagesA>::shape(params), params);
       });
@@ -493,17 +468,7 @@ void time_gemv_sliced(nvh::Backend& backend, Bench& bench, const Bench::Sets& se
   nvh::Buffer partial(backend, static_cast<std::size_t>(slices * s.M * s.N) * 4, "partial sums");
   bench.time_on(sets, "depth", "gemv_mma " + std::to_string(slices) + " K slices " + shape_name(s),
                 "gemv", s, gemv_bytes(s), 2.0 * s.M * s.N * s.K, [&](InputSet& in) {
-                  const MatmulArgs& a = in.args;
-                  const GemvOperands out{static_cast<const uint16_t*>(a.A.data),
-                                         static_cast<const uint8_t*>(a.B.data),
-                                         static_cast<const uint8_t*>(a.weight_scale.data),
-                                         static_cast<const float*>(a.weight_scale_2.data),
-                                         static_cast<const uint16_t*>(a.bias.data),
-                                         static_cast<uint16_t*>(a.Y.data),
-                                         s.M,
-                                         s.N,
-                                         s.K,
-                                         half_kind(s.dtype)};
+                  const GemvOperands out = gemv_operands(in.args, describe_problem(in.args));
                   GemvMmaSliced::Params p;
                   static_cast<GemvOperands&>(p) = out;
                   p.split = GemvMma::kWarps;

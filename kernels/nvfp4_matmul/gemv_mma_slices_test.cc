@@ -67,16 +67,22 @@ TEST(GemvMmaSlicesPlan, SlicesCoverTheStagesOnceInOrder) {
 
 class GemvSlicesOnBackend : public nvh::OnBackend {};
 
-// Runs the case on gemv_mma, checks that the plan sliced it, and checks it
-// as the property suites do.
+// Runs the case on the route that slices it (gemv_mma, forced, for M <= 8;
+// prefill_fused's GEMV-shaped path above, as dispatched), checks that the
+// plan sliced it, and checks it as the property suites do.
 CaseRun run_sliced(nvh::Backend& backend, CaseSpec spec) {
-  spec.options.force_route = Route::gemv_mma;
+  const bool gemv = spec.M <= GemvMmaSlices::kMaxM;
+  if (gemv) spec.options.force_route = Route::gemv_mma;
   const CaseInputs in = make_inputs(spec);
   const Oracle oracle = make_oracle(spec, in);
   const CaseRun run = run_case(backend, spec, in);
-  const uint32_t slices = GemvMmaSlices::slices_for(spec.M, spec.N, spec.K);
+  const uint32_t slices = gemv ? GemvMmaSlices::slices_for(spec.M, spec.N, spec.K)
+                               : GemvMmaSlices16::slices_for(spec.M, spec.N, spec.K);
   EXPECT_GT(slices, 1u) << spec.name() << ": the plan does not slice it";
-  EXPECT_EQ(run.decision.variant, "m16n8k16/slices" + std::to_string(slices)) << spec.name();
+  EXPECT_EQ(run.decision.route, gemv ? Route::gemv_mma : Route::prefill_fused) << spec.name();
+  EXPECT_EQ(run.decision.variant,
+            (gemv ? "m16n8k16/slices" : "gemv16/slices") + std::to_string(slices))
+      << spec.name();
   EXPECT_EQ(check_output_bound(spec, in, run, oracle), "") << spec.name();
   EXPECT_EQ(check_guards(run), "") << spec.name();
   if (spec.value_class == ValueClass::none) {
@@ -142,29 +148,18 @@ TEST(GemvMmaSlicesPlan, PrefillFusedTakesTheGemvShapedPathUpToItsM) {
 
 TEST_P(GemvSlicesOnBackend, PrefillFusedGemvPathMatchesTheReference) {
   auto& b = backend();
-  const auto run = [&b](CaseSpec spec) {
-    const CaseInputs in = make_inputs(spec);
-    const Oracle oracle = make_oracle(spec, in);
-    const CaseRun r = run_case(b, spec, in);
-    const uint32_t slices = GemvMmaSlices16::slices_for(spec.M, spec.N, spec.K);
-    EXPECT_EQ(r.decision.route, Route::prefill_fused) << spec.name();
-    EXPECT_EQ(r.decision.variant, "gemv16/slices" + std::to_string(slices)) << spec.name();
-    EXPECT_EQ(check_output_bound(spec, in, r, oracle), "") << spec.name();
-    EXPECT_EQ(check_guards(r), "") << spec.name();
-    if (spec.exact) EXPECT_EQ(check_output_exact(r, oracle), "") << spec.name();
-  };
   // M = 9 (one row in the second group), two groups of 8 tiles, rows past N.
-  run(make_case("adhoc", 9, 136, 2048, 16, DType::bf16, true, true, 1));
+  run_sliced(b, make_case("adhoc", 9, 136, 2048, 16, DType::bf16, true, true, 1));
   // M = kMaxFusedM, a last half stage (4-byte scale copies), not exact.
-  run(make_case("adhoc", GemvMmaSlices16::kMaxFusedM, 24, 2048 + 128, 16, DType::fp16, false, false,
-                2));
-  run(make_case("adhoc", 11, 40, 4096, 16, DType::fp16, true, true, 3));
+  run_sliced(b, make_case("adhoc", GemvMmaSlices16::kMaxFusedM, 24, 2048 + 128, 16, DType::fp16,
+                          false, false, 2));
+  run_sliced(b, make_case("adhoc", 11, 40, 4096, 16, DType::fp16, true, true, 3));
   for (ValueClass c : {ValueClass::g_not_pow2, ValueClass::g_inf, ValueClass::a_inf,
                        ValueClass::scale_nan_ff, ValueClass::bias_nan}) {
     for (DType t : {DType::fp16, DType::bf16}) {
       CaseSpec s = make_case("adhoc", 10, 24, 2048, 16, t, true, false, 4);
       s.value_class = c;
-      run(s);
+      run_sliced(b, s);
     }
   }
 }

@@ -23,6 +23,46 @@
 #include "kernels/nvfp4_matmul/route_table.h"
 
 namespace nvfp4 {
+
+GemvOperands gemv_operands(const MatmulArgs& a, const Problem& p) {
+  return GemvOperands{static_cast<const uint16_t*>(a.A.data),
+                      static_cast<const uint8_t*>(a.B.data),
+                      static_cast<const uint8_t*>(a.weight_scale.data),
+                      static_cast<const float*>(a.weight_scale_2.data),
+                      static_cast<const uint16_t*>(a.bias.data),
+                      static_cast<uint16_t*>(a.Y.data),
+                      p.M,
+                      p.N,
+                      p.K,
+                      half_kind(p.dtype)};
+}
+
+namespace {
+
+template <class Sliced>
+void launch_gemv_slices(nvh::Backend& backend, const MatmulArgs& a, const Problem& p,
+                        uint32_t slices) {
+  typename Sliced::Params params;
+  static_cast<GemvOperands&>(params) = gemv_operands(a, p);
+  params.split = 1;
+  params.slices = slices;
+  params.parts = static_cast<float*>(backend.workspace(Sliced::parts_bytes(params)));
+  nvh::launch<Sliced>(backend, Sliced::shape(params), params);
+  const GemvMmaSlicesSum::Params sum{params, params.parts, slices};
+  nvh::launch<GemvMmaSlicesSum>(backend, GemvMmaSlicesSum::shape(sum), sum);
+}
+
+}  // namespace
+
+void run_gemv_slices(nvh::Backend& backend, const MatmulArgs& a, const Problem& p,
+                     uint32_t slices) {
+  if (p.M <= GemvMmaSlices::kMaxM) {
+    launch_gemv_slices<GemvMmaSlices>(backend, a, p, slices);
+  } else {
+    launch_gemv_slices<GemvMmaSlices16>(backend, a, p, slices);
+  }
+}
+
 namespace {
 
 std::string shape_text(const std::vector<int64_t>& shape) {
@@ -112,19 +152,6 @@ void run_empty(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) {
   nvh::launch<EmptyFill>(backend, EmptyFill::shape(params), params);
 }
 
-GemvOperands gemv_operands(const MatmulArgs& a, const Problem& p) {
-  return GemvOperands{static_cast<const uint16_t*>(a.A.data),
-                      static_cast<const uint8_t*>(a.B.data),
-                      static_cast<const uint8_t*>(a.weight_scale.data),
-                      global_scale_of(a),
-                      static_cast<const uint16_t*>(a.bias.data),
-                      static_cast<uint16_t*>(a.Y.data),
-                      p.M,
-                      p.N,
-                      p.K,
-                      half_kind(p.dtype)};
-}
-
 // gemv_scalar with accumulators for the smallest of 1, 2, 4, 8 rows of A
 // that holds M (fewer registers, more warps in flight at small M).
 template <int kRows>
@@ -157,27 +184,11 @@ void run_gemv_scalar(nvh::Backend& backend, const MatmulArgs& a, const Problem& 
 }
 
 // gemv_mma in the route's own layout, or, where its plan slices K
-// (gemv_mma_slices.cuh), the sliced kernel with its parts in the backend's
-// workspace and then their sum.
-// The sliced GEMV (gemv_mma_slices.cuh) over `slices` slices of K, its parts
-// in the backend's workspace, then their sum.
-template <class Sliced>
-void run_gemv_slices(nvh::Backend& backend, const MatmulArgs& a, const Problem& p,
-                     uint32_t slices) {
-  typename Sliced::Params params;
-  static_cast<GemvOperands&>(params) = gemv_operands(a, p);
-  params.split = 1;
-  params.slices = slices;
-  params.parts = static_cast<float*>(backend.workspace(Sliced::parts_bytes(params)));
-  nvh::launch<Sliced>(backend, Sliced::shape(params), params);
-  const GemvMmaSlicesSum::Params sum{params, params.parts, slices};
-  nvh::launch<GemvMmaSlicesSum>(backend, GemvMmaSlicesSum::shape(sum), sum);
-}
-
+// (gemv_mma_slices.cuh), the sliced kernel.
 void run_gemv_mma(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) {
   const uint32_t slices = GemvMmaSlices::slices_for(p.M, p.N, p.K);
   if (slices > 1) {
-    run_gemv_slices<GemvMmaSlices>(backend, a, p, slices);
+    run_gemv_slices(backend, a, p, slices);
     return;
   }
   const GemvMma::Params params{
@@ -203,7 +214,7 @@ void run_prefill_fused(nvh::Backend& backend, const MatmulArgs& a, const Problem
                        void* scratch) {
   const FusedPlan plan = prefill_fused_plan(p.M, p.N, p.K);
   if (plan.gemv_slices > 1) {
-    run_gemv_slices<GemvMmaSlices16>(backend, a, p, plan.gemv_slices);
+    run_gemv_slices(backend, a, p, plan.gemv_slices);
     return;
   }
   PrefillFusedParams params{gemv_operands(a, p), nullptr, plan.k_slices};
