@@ -21,7 +21,6 @@
 #include "harness/portable_math.h"
 #include "kernels/nvfp4_matmul/gemm_step.h"
 #include "kernels/nvfp4_matmul/gemv_mma_slices.cuh"
-#include "kernels/nvfp4_matmul/gemv_mma_slices_sum.cuh"
 #include "kernels/nvfp4_matmul/nvfp4_matmul.h"
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused_plan.h"
@@ -476,8 +475,8 @@ void time_gemv_sliced(nvh::Backend& backend, Bench& bench, const Bench::Sets& se
                   p.partial = static_cast<float*>(partial.data());
                   GemvMmaSliced::check(p);
                   nvh::launch<GemvMmaSliced>(backend, GemvMmaSliced::shape(p), p);
-                  const GemvMmaSlicesSum::Params q{out, p.partial, slices};
-                  nvh::launch<GemvMmaSlicesSum>(backend, GemvMmaSlicesSum::shape(q), q);
+                  const PrefillFusedParams q{out, p.partial, static_cast<int32_t>(slices)};
+                  nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(q), q);
                 });
 }
 
@@ -499,6 +498,17 @@ void time_vec8_rows(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets
                 });
 }
 
+// The gemv_mma route itself (forced past the dispatcher), on the depth
+// rows' sets: what its plan picks, beside the layouts it picks from.
+void time_gemv_mma_route(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets,
+                         const Shape& s) {
+  Options o;
+  o.force_route = Route::gemv_mma;
+  bench.time_on(sets, "depth", "gemv_mma route " + shape_name(s), "gemv", s, gemv_bytes(s),
+                2.0 * s.M * s.N * s.K,
+                [&backend, o](InputSet& in) { run_matmul(backend, in.args, o); });
+}
+
 // Issue 16 item 7: gemv_mma's pipeline depth where A is not pre-paired
 // (5120 x 25600 at every M; 4096 x 4096 at M = 8), the route's kernel on the
 // same sets; prefill_vec8's rows per thread, with the memset of the scratch
@@ -518,11 +528,7 @@ void depth_group(nvh::Backend& backend, Bench& bench) {
       for (uint32_t slices : {2u, 3u, 4u}) time_gemv_sliced(backend, bench, sets, s, slices);
       for (uint32_t slices : {9u, 13u, 19u, 29u}) time_gemv_slices(backend, bench, sets, s, slices);
     }
-    Options o;
-    o.force_route = Route::gemv_mma;
-    bench.time_on(sets, "depth", "gemv_mma route " + shape_name(s), "gemv", s, gemv_bytes(s),
-                  2.0 * M * N * K,
-                  [&backend, o](InputSet& in) { run_matmul(backend, in.args, o); });
+    time_gemv_mma_route(backend, bench, sets, s);
   }
   // Where the sliced layout pays: shapes with fewer tiles than a wave of
   // blocks and K of 16 to 56 stages, the unsliced layout ("2 stages")
@@ -536,11 +542,7 @@ void depth_group(nvh::Backend& backend, Bench& bench) {
       for (uint32_t slices : {2u, 4u, 6u, 8u, 12u, 16u}) {
         time_gemv_slices(backend, bench, sets, s, slices);
       }
-      Options o;
-      o.force_route = Route::gemv_mma;
-      bench.time_on(sets, "depth", "gemv_mma route " + shape_name(s), "gemv", s, gemv_bytes(s),
-                    2.0 * M * N * K,
-                    [&backend, o](InputSet& in) { run_matmul(backend, in.args, o); });
+      time_gemv_mma_route(backend, bench, sets, s);
     }
   }
   for (auto [N, K] : {std::pair<int64_t, int64_t>{4096, 4096}, {6144, 2048}, {2048, 6144}}) {

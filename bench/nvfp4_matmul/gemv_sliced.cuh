@@ -1,7 +1,7 @@
 // gemv_sliced: gemv_mma's kernel with each tile's K cut into `slices`
 // contiguous slices, one block each (8 warps splitting the slice as the
 // route splits a tile), every block's sum parked in an fp32 workspace;
-// GemvMmaSlicesSum (gemv_mma_slices_sum.cuh) then adds the slices in a
+// PrefillFusedSum (prefill_fused_sum.cuh) then adds the slices in a
 // fixed order. Bench only (group depth): the first K split measured, one
 // tile a block; the route's sliced layout (gemv_mma_slices.cuh) holds 8
 // tiles a block instead. It measures what balancing the work across the multiprocessors
@@ -109,7 +109,7 @@ struct GemvMmaSliced : GemvMma {
     } else {
       run_sliced<nvh::HalfKind::bf16>(ctx, p);
     }
-    ctx.launch_dependents();  // GemvMmaSlicesSum, launched to overlap this grid's tail, may start
+    ctx.launch_dependents();  // PrefillFusedSum, launched to overlap this grid's tail, may start
   }
 
   // The path this variant has (header comment), checked on the host before a launch.

@@ -1,4 +1,4 @@
-// The bench's K-sliced gemv_mma (gemv_sliced.cuh + kernels/nvfp4_matmul/gemv_mma_slices_sum.cuh) on
+// The bench's K-sliced gemv_mma (gemv_sliced.cuh, then prefill_fused_sum.cuh's sum) on
 // the host executor: in exact mode (every partial sum exact in fp32, so the
 // order of the additions cannot show) it must give the route's bits, or its
 // times in the bench's depth group would time a wrong kernel.
@@ -12,8 +12,8 @@
 
 #include "harness/backend.h"
 #include "harness/launch.h"
-#include "kernels/nvfp4_matmul/gemv_mma_slices_sum.cuh"
 #include "kernels/nvfp4_matmul/nvfp4_matmul.h"
+#include "kernels/nvfp4_matmul/prefill_fused_sum.cuh"
 
 namespace nvfp4 {
 namespace {
@@ -70,8 +70,8 @@ TEST(GemvMmaSliced, GivesTheRoutesBitsInExactMode) {
     p.partial = static_cast<float*>(partial.data());
     GemvMmaSliced::check(p);
     nvh::launch<GemvMmaSliced>(*host, GemvMmaSliced::shape(p), p);
-    const GemvMmaSlicesSum::Params q{p, p.partial, slices};
-    nvh::launch<GemvMmaSlicesSum>(*host, GemvMmaSlicesSum::shape(q), q);
+    const PrefillFusedParams q{p, p.partial, static_cast<int32_t>(slices)};
+    nvh::launch<PrefillFusedSum>(*host, PrefillFusedSum::shape(q), q);
     Y_sliced.download(got.data(), got.size());
     EXPECT_EQ(std::memcmp(want.data(), got.data(), want.size()), 0) << slices << " slices";
   }

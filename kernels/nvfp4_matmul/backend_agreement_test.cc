@@ -38,6 +38,17 @@ class GpuAgainstHost : public ::testing::Test {
     return {run_case(*host_, spec, in), run_case(*gpu_, spec, in)};
   }
 
+  // Runs `spec` on both backends: the GPU took `route` (and, when given, a
+  // variant containing `variant_part`), and the two outputs' SHA-256 agree.
+  void expect_same_output(const CaseSpec& spec, Route route, const char* variant_part = nullptr) {
+    const auto [host, gpu] = both(spec);
+    ASSERT_EQ(gpu.decision.route, route) << spec.name();
+    if (variant_part) {
+      ASSERT_NE(gpu.decision.variant.find(variant_part), std::string::npos) << spec.name();
+    }
+    EXPECT_EQ(host.y_sha256, gpu.y_sha256) << spec.name();
+  }
+
   std::unique_ptr<nvh::Backend> gpu_, host_;
 };
 
@@ -88,9 +99,7 @@ TEST_F(GpuAgainstHost, GemvScalarOutputIsBitwiseEqual) {
   for (int i = 0; i < kShapesPerRoute; ++i) {
     CaseSpec s = shape(rng, 1, 8, 32, 1024, 16);
     s.options.force_route = Route::gemv_scalar;  // K % 128 == 0 shapes too
-    const auto [host, gpu] = both(s);
-    ASSERT_EQ(gpu.decision.route, Route::gemv_scalar) << s.name();
-    EXPECT_EQ(host.y_sha256, gpu.y_sha256) << s.name();
+    ASSERT_NO_FATAL_FAILURE(expect_same_output(s, Route::gemv_scalar));
   }
 }
 
@@ -99,9 +108,7 @@ TEST_F(GpuAgainstHost, GemvMmaOutputIsBitwiseEqualInExactMode) {
   for (int i = 0; i < kShapesPerRoute; ++i) {
     CaseSpec s = shape(rng, 1, 8, 128, 1024, 16);
     s.exact = true;
-    const auto [host, gpu] = both(s);
-    ASSERT_EQ(gpu.decision.route, Route::gemv_mma) << s.name();
-    EXPECT_EQ(host.y_sha256, gpu.y_sha256) << s.name();
+    ASSERT_NO_FATAL_FAILURE(expect_same_output(s, Route::gemv_mma));
   }
 }
 
@@ -116,9 +123,7 @@ TEST_F(GpuAgainstHost, GemvMmaFromAOutputIsBitwiseEqualInExactMode) {
     while (GemvMma::activations_fit(s.M, s.K)) s.K += 128;
     s.N = std::min<int64_t>(s.N, 40);  // the host executor's time grows with N * K
     s.exact = true;
-    const auto [host, gpu] = both(s);
-    ASSERT_EQ(gpu.decision.route, Route::gemv_mma) << s.name();
-    EXPECT_EQ(host.y_sha256, gpu.y_sha256) << s.name();
+    ASSERT_NO_FATAL_FAILURE(expect_same_output(s, Route::gemv_mma));
   }
 }
 
@@ -132,10 +137,7 @@ TEST_F(GpuAgainstHost, GemvMmaSlicesOutputIsBitwiseEqualInExactMode) {
     s.K += kMinK;                      // 12288 to 16384
     s.N = std::min<int64_t>(s.N, 40);  // the host executor's time grows with N * K
     s.exact = true;
-    const auto [host, gpu] = both(s);
-    ASSERT_EQ(gpu.decision.route, Route::gemv_mma) << s.name();
-    ASSERT_NE(gpu.decision.variant.find("/slices"), std::string::npos) << s.name();
-    EXPECT_EQ(host.y_sha256, gpu.y_sha256) << s.name();
+    ASSERT_NO_FATAL_FAILURE(expect_same_output(s, Route::gemv_mma, "/slices"));
   }
 }
 
@@ -147,10 +149,7 @@ TEST_F(GpuAgainstHost, PrefillFusedGemvPathOutputIsBitwiseEqualInExactMode) {
     CaseSpec s = shape(rng, 9, GemvMmaSlices16::kMaxFusedM, 128, 6144, 16);
     s.K += 2048;
     s.exact = true;
-    const auto [host, gpu] = both(s);
-    ASSERT_EQ(gpu.decision.route, Route::prefill_fused) << s.name();
-    ASSERT_NE(gpu.decision.variant.find("gemv16/"), std::string::npos) << s.name();
-    EXPECT_EQ(host.y_sha256, gpu.y_sha256) << s.name();
+    ASSERT_NO_FATAL_FAILURE(expect_same_output(s, Route::prefill_fused, "gemv16/"));
   }
 }
 
@@ -162,9 +161,7 @@ TEST_F(GpuAgainstHost, PrefillFusedOutputIsBitwiseEqualInExactMode) {
     CaseSpec s = shape(rng, 9, 300, 128, 1024, 16);
     s.exact = true;
     s.options.force_route = Route::prefill_fused;
-    const auto [host, gpu] = both(s);
-    ASSERT_EQ(gpu.decision.route, Route::prefill_fused) << s.name();
-    EXPECT_EQ(host.y_sha256, gpu.y_sha256) << s.name();
+    ASSERT_NO_FATAL_FAILURE(expect_same_output(s, Route::prefill_fused));
   }
 }
 

@@ -14,7 +14,7 @@
 // (GemvMma::stream: the fast and the contract paths, wide or 4-byte
 // scales, a last half stage when K % 256 == 128), and stores its fp32 sums,
 // before the fast path's restore, as part `slice` of a workspace
-// [slices][M][N]. gemv_mma_slices_sum then adds the parts in slice order,
+// [slices][M][N]. prefill_fused_sum then adds the parts in slice order,
 // restores, adds the bias and rounds: a fixed order, so the bits do not
 // depend on timing, and a function of M, N and K alone, so every backend
 // adds the same parts.
@@ -26,6 +26,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "harness/kernel_ctx.h"
 #include "harness/portable_math.h"
@@ -114,6 +116,20 @@ struct GemvMmaSlicesOf : GemvMma {
       }
     }
     return 1;
+  }
+
+  // The route log's variant for `slices` (1 to kMaxSlices): the layout's
+  // name, "m16n8k16" (gemv_mma) or "gemv16" (prefill_fused's GEMV-shaped
+  // path), then "/slices<S>" when sliced. Host code; the names live as long
+  // as the program (the route log keeps the pointer).
+  static const char* variant_name(uint32_t slices) {
+    static const std::vector<std::string> names = [] {
+      const std::string layout = kCols == 1 ? "m16n8k16" : "gemv16";
+      std::vector<std::string> n(kMaxSlices + 1, layout);
+      for (std::size_t s = 2; s < n.size(); ++s) n[s] = layout + "/slices" + std::to_string(s);
+      return n;
+    }();
+    return names[slices].c_str();
   }
 
   static std::size_t parts_bytes(const Params& p) {

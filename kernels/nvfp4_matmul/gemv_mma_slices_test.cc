@@ -1,4 +1,4 @@
-// gemv_mma's sliced layout (gemv_mma_slices.cuh + gemv_mma_slices_sum.cuh):
+// gemv_mma's sliced layout (gemv_mma_slices.cuh, then prefill_fused_sum.cuh):
 // the plan that picks it (a function of M, N and K alone), then the route
 // on every backend this build has where the plan slices K, against the
 // reference: both dtypes, bias on and off, the fast and the contract path,
@@ -88,7 +88,9 @@ CaseRun run_sliced(nvh::Backend& backend, CaseSpec spec) {
   if (spec.value_class == ValueClass::none) {
     EXPECT_EQ(check_nonzero(spec, in, run, oracle), "") << spec.name();
   }
-  if (spec.exact) EXPECT_EQ(check_output_exact(run, oracle), "") << spec.name();
+  if (spec.exact) {
+    EXPECT_EQ(check_output_exact(run, oracle), "") << spec.name();
+  }
   return run;
 }
 

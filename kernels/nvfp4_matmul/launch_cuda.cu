@@ -6,7 +6,6 @@
 #include "kernels/nvfp4_matmul/empty.cuh"
 #include "kernels/nvfp4_matmul/gemv_mma.cuh"
 #include "kernels/nvfp4_matmul/gemv_mma_slices.cuh"
-#include "kernels/nvfp4_matmul/gemv_mma_slices_sum.cuh"
 #include "kernels/nvfp4_matmul/gemv_scalar.cuh"
 #include "kernels/nvfp4_matmul/native_sm120.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
@@ -44,7 +43,6 @@ NVFP4_INSTANTIATE(nvfp4::GemvScalarRows<4, 8>);
 NVFP4_INSTANTIATE(nvfp4::GemvMma);
 NVFP4_INSTANTIATE(nvfp4::GemvMmaSlices);
 NVFP4_INSTANTIATE(nvfp4::GemvMmaSlices16);
-NVFP4_INSTANTIATE(nvfp4::GemvMmaSlicesSum);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedM16N64);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedM32N128);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedM64N128);

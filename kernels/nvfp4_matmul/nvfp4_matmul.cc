@@ -11,7 +11,6 @@
 #include "kernels/nvfp4_matmul/gemm_step.h"
 #include "kernels/nvfp4_matmul/gemv_mma.cuh"
 #include "kernels/nvfp4_matmul/gemv_mma_slices.cuh"
-#include "kernels/nvfp4_matmul/gemv_mma_slices_sum.cuh"
 #include "kernels/nvfp4_matmul/gemv_scalar.cuh"
 #include "kernels/nvfp4_matmul/native_sm120.h"
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
@@ -23,12 +22,19 @@
 #include "kernels/nvfp4_matmul/route_table.h"
 
 namespace nvfp4 {
+namespace {
+
+const float* global_scale_of(const MatmulArgs& a) {
+  return static_cast<const float*>(a.weight_scale_2.data);
+}
+
+}  // namespace
 
 GemvOperands gemv_operands(const MatmulArgs& a, const Problem& p) {
   return GemvOperands{static_cast<const uint16_t*>(a.A.data),
                       static_cast<const uint8_t*>(a.B.data),
                       static_cast<const uint8_t*>(a.weight_scale.data),
-                      static_cast<const float*>(a.weight_scale_2.data),
+                      global_scale_of(a),
                       static_cast<const uint16_t*>(a.bias.data),
                       static_cast<uint16_t*>(a.Y.data),
                       p.M,
@@ -48,8 +54,9 @@ void launch_gemv_slices(nvh::Backend& backend, const MatmulArgs& a, const Proble
   params.slices = slices;
   params.parts = static_cast<float*>(backend.workspace(Sliced::parts_bytes(params)));
   nvh::launch<Sliced>(backend, Sliced::shape(params), params);
-  const GemvMmaSlicesSum::Params sum{params, params.parts, slices};
-  nvh::launch<GemvMmaSlicesSum>(backend, GemvMmaSlicesSum::shape(sum), sum);
+  // The parts' sum in slice order is prefill_fused's own second kernel.
+  const PrefillFusedParams sum{params, params.parts, static_cast<int32_t>(slices)};
+  nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(sum), sum);
 }
 
 }  // namespace
@@ -139,10 +146,6 @@ void record_launch(const nvh::Backend& backend, const Decision& d, const Problem
              {"K", std::to_string(p.K)},     {"block_size", std::to_string(p.block_size)},
              {"dtype", dtype_name(p.dtype)}, {"bias", p.has_bias ? "1" : "0"}};
   nvh::RouteRecorder::global().record(std::move(r));
-}
-
-const float* global_scale_of(const MatmulArgs& a) {
-  return static_cast<const float*>(a.weight_scale_2.data);
 }
 
 void run_empty(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) {

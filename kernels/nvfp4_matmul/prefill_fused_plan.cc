@@ -2,7 +2,6 @@
 
 #include <array>
 #include <string>
-#include <vector>
 
 #include "kernels/nvfp4_matmul/gemv_mma_slices.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
@@ -70,12 +69,7 @@ FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K) {
 }
 
 const char* prefill_fused_variant_name(const FusedPlan& plan) {
-  static const auto gemv_names = [] {
-    std::vector<std::string> n(GemvMmaSlices16::kMaxSlices + 1);
-    for (std::size_t s = 2; s < n.size(); ++s) n[s] = "gemv16/slices" + std::to_string(s);
-    return n;
-  }();
-  if (plan.gemv_slices > 1) return gemv_names[plan.gemv_slices].c_str();
+  if (plan.gemv_slices > 1) return GemvMmaSlices16::variant_name(plan.gemv_slices);
   static const auto names = [] {
     std::array<std::array<std::string, kFusedMaxKSlices + 1>, 4> n;
     const char* shapes[] = {"m16n64", "m32n128", "m64n128", "m128n128"};

@@ -17,7 +17,7 @@ struct FusedPlan {
   int32_t k_slices;  // 1: the blocks write Y; more: fp32 parts, then prefill_fused_sum
   // More than 1: none of the above runs, but the GEMV-shaped kernel
   // (gemv_mma_slices.cuh, two groups of 8 rows of A) over this many slices
-  // of K, then gemv_mma_slices_sum: for 8 < M <= kMaxFusedM where that
+  // of K, then prefill_fused_sum: for 8 < M <= kMaxFusedM where that
   // measured faster (PERF.md).
   uint32_t gemv_slices = 1;
 };

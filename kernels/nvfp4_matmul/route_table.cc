@@ -201,13 +201,7 @@ const char* gemv_scalar_variant(const Problem& p) {
 // gemv_mma's layout: the route's own, or 8 tiles a block over slices of K
 // (gemv_mma_slices.cuh).
 const char* gemv_mma_variant(const Problem& p) {
-  static const auto names = [] {
-    std::vector<std::string> n(GemvMmaSlices::kMaxSlices + 1);
-    n[1] = "m16n8k16";
-    for (std::size_t s = 2; s < n.size(); ++s) n[s] = "m16n8k16/slices" + std::to_string(s);
-    return n;
-  }();
-  return names[GemvMmaSlices::slices_for(p.M, p.N, p.K)].c_str();
+  return GemvMmaSlices::variant_name(GemvMmaSlices::slices_for(p.M, p.N, p.K));
 }
 
 // prefill_fused's block shape and K slices (prefill_fused_plan.h).

@@ -714,7 +714,7 @@ void geometry_gemv_mma_slices(Family& f) {
       "gemv_mma slices K (slices_for > 1: K of at least kMinStagesToSlice = " +
           str(GemvMmaSlices::kMinStagesToSlice) +
           " stages, the route's blocks short of a wave): 8 tiles a block over slices of K, "
-          "parts summed by gemv_mma_slices_sum; 16-byte scale copies",
+          "parts summed by prefill_fused_sum; 16-byte scale copies",
       [sliced](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
         return sliced(s, v) && s.K % GemvMma::kStageK == 0 && v.addresses.weight_scale % 16 == 0;
       });
