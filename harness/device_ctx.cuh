@@ -105,6 +105,110 @@ struct DeviceCtx {
 #endif
   }
 
+  // sm_90a's warpgroup mma: wgmma.mma_async.sync.aligned.m64n128k16.f32 with
+  // A from registers and B from shared memory, accumulating (scale-d 1).
+  // A: warp i of the warpgroup holds rows 16i..16i+15 as mma.m16n8k16's A
+  // fragment. B (16 k x 128 columns) through a descriptor with the
+  // 128-byte swizzle, K-major: column c's 16 k are 32 bytes of a 128-byte
+  // row, rows in groups of 8 1024 bytes apart (stride byte offset 1024; the
+  // leading byte offset is unused with this swizzle), and the 16-byte chunk
+  // j of row r at chunk j ^ (r % 8). `b_tile` points at k0 of column 0: a
+  // 1024-byte-aligned tile plus 32 bytes per 16 k. Accumulator i of a
+  // thread (warp w, lane g * 4 + t): row 16w + g + 8 ((i % 4) >= 2), column
+  // 8 (i / 4) + 2t + i % 2. wgmma_fence before the first wgmma of a batch
+  // (after the registers were written), wgmma_commit closes a group,
+  // wgmma_wait<n> waits until at most n groups are in flight; until then
+  // neither its registers nor the shared memory it reads may change.
+  // Only N = 128 is written out (the one the kernels use).
+  __device__ __forceinline__ void wgmma_fence() const {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#else
+    __trap();  // the plans send wgmma kernels to sm_90a only
+#endif
+  }
+  template <int kN>
+  __device__ __forceinline__ void wgmma_m64k16(float* d, const uint32_t a[4], const void* b_tile,
+                                               HalfKind kind) const {
+    static_assert(kN == 128, "device_ctx.cuh writes out wgmma for N = 128 only");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    const uint64_t at = static_cast<uint64_t>(__cvta_generic_to_shared(b_tile));
+    const uint64_t desc = ((at & 0x3FFFFu) >> 4) | (uint64_t{1} << 16) |
+                          (uint64_t{1024 >> 4} << 32) | (uint64_t{1} << 62);
+    if (kind == HalfKind::fp16) {
+      asm volatile(
+          "{\n.reg .pred acc;\nsetp.ne.b32 acc, %69, 0;\n"
+          "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
+          "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%"
+          "24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%"
+          "46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, "
+          "{%64,%65,%66,%67}, %68, acc, "
+          "1, 1, 0;\n}\n"
+          : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+            "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+            "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+            "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),
+            "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+            "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]),
+            "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),
+            "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),
+            "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+            "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]),
+            "+f"(d[62]), "+f"(d[63])
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(1));
+    } else {
+      asm volatile(
+          "{\n.reg .pred acc;\nsetp.ne.b32 acc, %69, 0;\n"
+          "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+          "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%"
+          "24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%"
+          "46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, "
+          "{%64,%65,%66,%67}, %68, "
+          "acc, 1, 1, 0;\n}\n"
+          : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+            "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+            "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+            "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),
+            "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+            "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]),
+            "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),
+            "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),
+            "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+            "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]),
+            "+f"(d[62]), "+f"(d[63])
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(1));
+    }
+#else
+    (void)d, (void)a, (void)b_tile, (void)kind;
+    __trap();
+#endif
+  }
+  __device__ __forceinline__ void wgmma_commit() const {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+#else
+    __trap();
+#endif
+  }
+  template <int kPending>
+  __device__ __forceinline__ void wgmma_wait() const {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+#else
+    __trap();
+#endif
+  }
+  // fence.proxy.async.shared::cta: this thread's generic-proxy writes to
+  // shared memory (st.shared, cp.async) become visible to the async proxy
+  // (wgmma's operand reads) once a barrier orders them.
+  __device__ __forceinline__ void fence_proxy_async() const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#else
+    __trap();
+#endif
+  }
+
   // ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16 (sm_75+): lane l gives
   // the 16-byte row l % 8 of matrix l / 8; out[i] is lane l's pair of
   // matrix i: row l / 4, columns 2 (l % 4) and + 1, or with kTranspose

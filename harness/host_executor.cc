@@ -21,6 +21,7 @@ namespace {
 namespace ctx = boost::context;
 
 constexpr uint32_t kWarpSize = 32;
+constexpr uint32_t kWarpGroupSize = 128;  // wgmma's four warps
 // Words a lane deposits for one collective: the largest is the mma step
 // (4 A registers and 2 B registers; accumulators stay with their lane).
 constexpr int kExchangeWords = 6;
@@ -45,6 +46,8 @@ void validate_shape(const LaunchShape& s) {
   if (s.grid.y > kMaxGridYZ || s.grid.z > kMaxGridYZ) bad("grid y and z are limited to 65535");
   if (uint64_t{s.block.x} * s.block.y * s.block.z > kMaxThreadsPerBlock)
     bad("a block holds at most 1024 threads");
+  if (s.reads_shared_async && !s.uses_collectives)
+    bad("reads_shared_async (wgmma) needs uses_collectives");
 }
 
 Dim3 unflatten(uint64_t i, Dim3 extent) {
@@ -61,6 +64,31 @@ struct MmaOperands {
   uint64_t generation = ~uint64_t{0};
   float a[16][16], b[16][8];
 };
+
+// One wgmma.m64nNk16 as its warpgroup issued it; computed when a wait
+// retires its group (HostCtx::wgmma_m64k16).
+struct WgmmaIssue {
+  struct Lane {
+    float* acc = nullptr;              // the thread's accumulators (n / 2 floats)
+    const uint32_t* a_regs = nullptr;  // its A registers, as the kernel holds them
+    uint32_t a[4] = {};                // their values at issue
+    std::vector<float> acc_at_issue;
+  };
+  const unsigned char* b = nullptr;
+  int n = 0;
+  HalfKind kind = HalfKind::bf16;
+  std::vector<uint16_t> b_at_issue;  // B[k][col] at issue, k-major
+  Lane lanes[kWarpGroupSize];
+};
+
+// B[k][col] of a wgmma's shared tile (device_ctx.cuh): rows of 128 bytes,
+// 8-row groups 1024 bytes apart, and the 128-byte swizzle, which XORs the
+// address's 16-byte chunk bits (4-6) with its row bits (7-9).
+const unsigned char* wgmma_b_element(const unsigned char* b, int k, int col) {
+  const uintptr_t at = reinterpret_cast<uintptr_t>(b) + uintptr_t(col / 8) * 1024 +
+                       uintptr_t(col % 8) * 128 + uintptr_t(2 * k);
+  return reinterpret_cast<const unsigned char*>(at ^ (((at >> 7) & 7u) << 4));
+}
 
 }  // namespace
 
@@ -87,6 +115,17 @@ class HostBlock {
   // or null.
   const HostCtx* unfenced_thread() const;
 
+  uint32_t live_in_warpgroup(uint32_t thread) const {
+    return groups_[thread / kWarpGroupSize].live;
+  }
+  memcheck::AsyncProxyShadow& async_proxy() { return async_proxy_; }
+  // wgmma: the warpgroup's threads each deposit their part, meet, and the
+  // first past records the issue (HostCtx::wgmma_m64k16).
+  void wgmma_issue(uint32_t thread, const WgmmaIssue::Lane& lane, const unsigned char* b, int n,
+                   HalfKind kind, const unsigned char* shared);
+  void wgmma_commit(uint32_t thread);
+  void wgmma_wait(uint32_t thread, int pending);
+
  private:
   struct Warp {
     uint32_t live = 0, arrived = 0;
@@ -95,6 +134,18 @@ class HostBlock {
     MmaOperands mma;  // the warp's mma operands as floats, decoded once per mma
   };
 
+  struct WarpGroup {
+    uint32_t live = 0, arrived = 0;
+    uint64_t generation = 0;
+    WgmmaIssue::Lane staged[kWarpGroupSize];  // each thread's part of the wgmma being issued
+    std::vector<WgmmaIssue> issues;           // in issue order; [retired, size) in flight
+    std::size_t retired = 0;
+    std::size_t issued_by[kWarpGroupSize] = {};
+    std::vector<std::size_t> group_ends[kWarpGroupSize];  // per thread: issues before each commit
+  };
+  void warpgroup_barrier(uint32_t thread);
+  void release_group_if_complete(WarpGroup& g);
+  void retire(WarpGroup& g, std::size_t end, uint32_t thread);
   void yield(uint32_t thread) { sinks_[thread] = std::move(sinks_[thread]).resume(); }
   void wait_for(uint32_t thread, const uint64_t& generation);
   void thread_finished(uint32_t thread);
@@ -105,6 +156,9 @@ class HostBlock {
   std::vector<HostCtx> threads_;
   std::vector<ctx::fiber> fibers_, sinks_;
   std::vector<Warp> warps_;
+  std::vector<WarpGroup> groups_;
+  memcheck::AsyncProxyShadow async_proxy_;
+  bool tracks_async_proxy_ = false;
   uint32_t block_live_ = 0, block_arrived_ = 0;
   uint64_t block_generation_ = 0;
   uintptr_t atomic_unfenced_ = 0;  // ThreadOrder::block_atomic_unfenced of this block
@@ -123,6 +177,12 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
   warps_.assign((n + kWarpSize - 1) / kWarpSize, Warp{});
   for (uint32_t w = 0; w < warps_.size(); ++w)
     warps_[w].live = std::min(kWarpSize, n - w * kWarpSize);
+  groups_.clear();
+  groups_.resize((n + kWarpGroupSize - 1) / kWarpGroupSize);
+  for (uint32_t g = 0; g < groups_.size(); ++g)
+    groups_[g].live = std::min(kWarpGroupSize, n - g * kWarpGroupSize);
+  tracks_async_proxy_ = shape.reads_shared_async;
+  if (tracks_async_proxy_) async_proxy_.reset(shape.shared_bytes, n);
   block_live_ = n;
   block_arrived_ = 0;
   atomic_unfenced_ = 0;
@@ -137,6 +197,8 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
     c.linear_thread_ = t;
     c.order_.awaiting_prior_grid = shape.overlaps_prior_grid;
     c.order_.block_atomic_unfenced = &atomic_unfenced_;
+    c.order_.async_proxy = tracks_async_proxy_ ? &async_proxy_ : nullptr;
+    c.order_.linear_thread = t;
     c.shared_ = shared;
     c.block_state_ = this;
     fibers_[t] = ctx::fiber(std::allocator_arg, stacks_, [this, t, &body](ctx::fiber&& sink) {
@@ -190,7 +252,24 @@ void HostBlock::release_block_if_complete() {
   if (block_arrived_ > 0 && block_arrived_ >= block_live_) {
     block_arrived_ = 0;
     ++block_generation_;
+    if (tracks_async_proxy_) async_proxy_.barrier();  // fenced writes are now visible to wgmma
   }
+}
+
+void HostBlock::release_group_if_complete(WarpGroup& g) {
+  if (g.arrived > 0 && g.arrived >= g.live) {
+    g.arrived = 0;
+    ++g.generation;
+  }
+}
+
+void HostBlock::warpgroup_barrier(uint32_t thread) {
+  WarpGroup& g = groups_[thread / kWarpGroupSize];
+  ++progress_;
+  ++g.arrived;
+  const uint64_t generation = g.generation;
+  release_group_if_complete(g);
+  if (g.generation == generation) wait_for(thread, g.generation);
 }
 
 void HostBlock::warp_barrier(uint32_t thread) {
@@ -214,6 +293,14 @@ void HostBlock::block_barrier(uint32_t thread) {
 // later GPUs), so its exit may complete a barrier the others wait at.
 void HostBlock::thread_finished(uint32_t thread) {
   ++progress_;
+  WarpGroup& g = groups_[thread / kWarpGroupSize];
+  if (g.issued_by[thread % kWarpGroupSize] > g.retired && !error_) {
+    error_ = std::make_exception_ptr(std::logic_error(
+        "host executor: thread " + std::to_string(thread) +
+        " exits with a wgmma in flight (no wgmma_wait retired it; its results would be lost)"));
+  }
+  --g.live;
+  release_group_if_complete(g);
   Warp& w = warps_[thread / kWarpSize];
   --w.live;
   release_if_complete(w);
@@ -227,6 +314,16 @@ HostBlock& HostCtx::collectives(const char* what) {
                            " called by a kernel launched with uses_collectives = false");
   }
   return *block_state_;
+}
+
+HostBlock& HostCtx::whole_warpgroup(const char* what) {
+  HostBlock& blk = collectives(what);
+  if (blk.live_in_warpgroup(linear_thread_) != kWarpGroupSize) {
+    throw std::logic_error(std::string("host executor: ") + what +
+                           " needs all 128 threads of warpgroup " +
+                           std::to_string(linear_thread_ / kWarpGroupSize));
+  }
+  return blk;
 }
 
 HostBlock& HostCtx::whole_warp(const char* what) {
@@ -374,6 +471,171 @@ void HostCtx::ldmatrix_x4(uint32_t out[4], const void* shared_row, bool transpos
   }
   blk.warp_barrier(linear_thread_);  // nobody deposits the next addresses before all have read
   for (int i = 0; i < 4; ++i) out[i] = got[i];
+}
+
+void HostCtx::wgmma(float* acc, const uint32_t a[4], const void* b_tile, int n, HalfKind kind) {
+  HostBlock& blk = whole_warpgroup("wgmma_m64k16");
+  if (!wgmma_fenced_) {
+    throw std::logic_error(
+        "host executor: thread " + std::to_string(linear_thread_) +
+        ": wgmma_m64k16 without a wgmma_fence since its last wgmma_commit "
+        "(wgmma.fence orders the registers' writes before the wgmma reads them)");
+  }
+  WgmmaIssue::Lane lane;
+  lane.acc = acc;
+  lane.a_regs = a;
+  std::memcpy(lane.a, a, sizeof lane.a);
+  lane.acc_at_issue.assign(acc, acc + n / 2);
+  blk.wgmma_issue(linear_thread_, lane, static_cast<const unsigned char*>(b_tile), n, kind,
+                  shared_);
+}
+
+void HostCtx::wgmma_commit() {
+  collectives("wgmma_commit").wgmma_commit(linear_thread_);
+  wgmma_fenced_ = false;
+}
+
+void HostCtx::wgmma_wait(int pending) {
+  whole_warpgroup("wgmma_wait").wgmma_wait(linear_thread_, pending);
+}
+
+void HostCtx::fence_proxy_async() {
+  if (order_.async_proxy) order_.async_proxy->fenced(linear_thread_);
+}
+
+void HostBlock::wgmma_issue(uint32_t thread, const WgmmaIssue::Lane& lane, const unsigned char* b,
+                            int n, HalfKind kind, const unsigned char* shared) {
+  WarpGroup& g = groups_[thread / kWarpGroupSize];
+  const uint32_t me = thread % kWarpGroupSize;
+  g.staged[me] = lane;
+  const std::size_t index = g.issued_by[me]++;
+  warpgroup_barrier(thread);      // .sync.aligned: the warpgroup issues it together
+  if (index < g.issues.size()) {  // another thread recorded it; it must be the same wgmma
+    const WgmmaIssue& w = g.issues[index];
+    if (w.b != b || w.n != n || w.kind != kind) {
+      throw std::logic_error(
+          "host executor: the threads of warpgroup " + std::to_string(thread / kWarpGroupSize) +
+          " issued different wgmmas (" + std::to_string(index) + " of the block's)");
+    }
+    return;
+  }
+  const uintptr_t at = reinterpret_cast<uintptr_t>(b);
+  if ((at & 31u) != 0 || (at & 1023u) >= 128) {
+    throw MemoryViolation("host executor: thread " + std::to_string(thread) +
+                          ": wgmma B tile at shared offset " + std::to_string(b - shared) +
+                          " is not a 1024-byte-aligned tile plus a multiple of 32 bytes below 128 "
+                          "(the 128-byte swizzle's atom)");
+  }
+  WgmmaIssue w;
+  w.b = b;
+  w.n = n;
+  w.kind = kind;
+  w.b_at_issue.resize(std::size_t(16) * n);
+  for (int col = 0; col < n; ++col) {
+    for (int k = 0; k < 16; k += 8) {  // one 16-byte chunk of the row at a time
+      const unsigned char* chunk = wgmma_b_element(b, k, col);
+      memcheck::check_access(chunk, 16, memcheck::Op::load, memcheck::Space::shared);
+      if (tracks_async_proxy_) {
+        const auto p = async_proxy_.pending_in(std::size_t(chunk - shared), 16);
+        if (p.writer_plus_1) {
+          throw MemoryViolation("host executor: thread " + std::to_string(thread) +
+                                ": wgmma reads shared offset " + std::to_string(p.offset) +
+                                ", written by thread " + std::to_string(p.writer_plus_1 - 1) +
+                                (p.fenced ? " and fenced, but with no barrier since the fence"
+                                          : " without a fence_proxy_async since") +
+                                ": the async proxy may not see that write yet");
+        }
+      }
+      for (int i = 0; i < 8; ++i)
+        std::memcpy(&w.b_at_issue[std::size_t(k + i) * n + col], chunk + 2 * i, 2);
+    }
+  }
+  for (uint32_t t = 0; t < kWarpGroupSize; ++t) w.lanes[t] = std::move(g.staged[t]);
+  g.issues.push_back(std::move(w));
+}
+
+void HostBlock::wgmma_commit(uint32_t thread) {
+  WarpGroup& g = groups_[thread / kWarpGroupSize];
+  const uint32_t me = thread % kWarpGroupSize;
+  g.group_ends[me].push_back(g.issued_by[me]);
+}
+
+void HostBlock::wgmma_wait(uint32_t thread, int pending) {
+  WarpGroup& g = groups_[thread / kWarpGroupSize];
+  const uint32_t me = thread % kWarpGroupSize;
+  warpgroup_barrier(thread);  // .sync.aligned
+  const std::vector<std::size_t>& ends = g.group_ends[me];
+  if (ends.size() != g.group_ends[0].size()) {
+    throw std::logic_error("host executor: the threads of warpgroup " +
+                           std::to_string(thread / kWarpGroupSize) +
+                           " committed different numbers of wgmma groups before a wgmma_wait");
+  }
+  if (ends.size() > static_cast<std::size_t>(pending)) {
+    retire(g, ends[ends.size() - 1 - static_cast<std::size_t>(pending)], thread);
+  }
+}
+
+// Computes the wgmmas [g.retired, end), oldest first, after checking that
+// nothing they read changed while they were in flight.
+void HostBlock::retire(WarpGroup& g, std::size_t end, uint32_t thread) {
+  const std::string group = "warpgroup " + std::to_string(thread / kWarpGroupSize);
+  for (; g.retired < end; ++g.retired) {
+    WgmmaIssue& w = g.issues[g.retired];
+    const std::string which = "wgmma " + std::to_string(g.retired) + " of " + group;
+    float a[64][16];
+    for (uint32_t t = 0; t < kWarpGroupSize; ++t) {
+      WgmmaIssue::Lane& l = w.lanes[t];
+      if (std::memcmp(l.a_regs, l.a, sizeof l.a) != 0) {
+        throw std::logic_error("host executor: " + which + ": thread " + std::to_string(t) +
+                               " changed its A registers before the wgmma_wait that retires it");
+      }
+      if (std::memcmp(l.acc, l.acc_at_issue.data(), l.acc_at_issue.size() * sizeof(float))) {
+        throw std::logic_error("host executor: " + which + ": thread " + std::to_string(t) +
+                               " wrote its accumulators while the wgmma was in flight");
+      }
+      // A fragments (mma_m16n8k16's layout, warp t / 32 holding rows 16 (t / 32) ..)
+      const int warp = static_cast<int>(t / kWarpSize), gid = static_cast<int>(t % kWarpSize) / 4,
+                tig = static_cast<int>(t % 4);
+      for (int r = 0; r < 4; ++r) {
+        const int row = 16 * warp + gid + (r % 2) * 8, k = 2 * tig + (r / 2) * 8;
+        a[row][k] = half_bits_to_float(static_cast<uint16_t>(l.a[r]), w.kind);
+        a[row][k + 1] = half_bits_to_float(static_cast<uint16_t>(l.a[r] >> 16), w.kind);
+      }
+    }
+    std::vector<float> b(std::size_t(16) * w.n);
+    for (int col = 0; col < w.n; ++col) {
+      for (int k = 0; k < 16; ++k) {
+        uint16_t v;
+        std::memcpy(&v, wgmma_b_element(w.b, k, col), 2);
+        if (v != w.b_at_issue[std::size_t(k) * w.n + col]) {
+          throw MemoryViolation("host executor: " + which + ": the shared memory it reads (B[" +
+                                std::to_string(k) + "][" + std::to_string(col) +
+                                "]) was written before the wgmma_wait that retires it");
+        }
+        b[std::size_t(k) * w.n + col] = half_bits_to_float(v, w.kind);
+      }
+    }
+    for (uint32_t t = 0; t < kWarpGroupSize; ++t) {
+      float* acc = w.lanes[t].acc;
+      const int warp = static_cast<int>(t / kWarpSize), gid = static_cast<int>(t % kWarpSize) / 4,
+                tig = static_cast<int>(t % 4);
+      for (int i = 0; i < w.n / 2; ++i) {
+        const int row = 16 * warp + gid + ((i % 4) >= 2 ? 8 : 0),
+                  col = 8 * (i / 4) + 2 * tig + i % 2;
+        float sum = acc[i];
+        for (int k = 0; k < 16; ++k) sum = fma_rn(a[row][k], b[std::size_t(k) * w.n + col], sum);
+        acc[i] = sum;
+      }
+      // The wgmmas issued after this one into the same accumulators expect
+      // this result there, not what was there at their issue.
+      for (std::size_t later = g.retired + 1; later < g.issues.size(); ++later) {
+        WgmmaIssue::Lane& l = g.issues[later].lanes[t];
+        if (l.acc == acc) l.acc_at_issue.assign(acc, acc + w.n / 2);
+      }
+    }
+    w.b_at_issue = {};
+    for (auto& l : w.lanes) l.acc_at_issue = {};
+  }
 }
 
 void run_block_plain(const LaunchShape& shape, Dim3 block, unsigned char* shared,

@@ -91,6 +91,36 @@ class HostCtx {
   uint32_t atomic_inc_global(uint32_t* counter, uint32_t wrap_at);
   void fence_global();
 
+  // sm_90a's warpgroup mma, wgmma.mma_async.m64nNk16 with fp32 accumulators,
+  // A (64 x 16, four warps' m16n8k16 A fragments) from registers and B
+  // (16 x N) from shared memory; device_ctx.cuh gives the layouts. The four
+  // warps of a warpgroup (warps 4i..4i+3) issue each one together. As on the
+  // GPU the result is there only after wgmma_wait: each wgmma is recorded
+  // at issue and computed when a wait retires its group (each output its
+  // accumulator plus 16 products in k order with fmaf, as mma_m16n8k16).
+  // What the GPU leaves undefined fails here (std::logic_error, or
+  // MemoryViolation for memory):
+  //   - a wgmma without a wgmma_fence since the thread's last commit;
+  //   - A registers or accumulators changed while their wgmma is in flight
+  //     (compared at the wait with their values at issue);
+  //   - shared memory a wgmma reads written while it is in flight, or not
+  //     yet visible to the async proxy at issue (no fence_proxy_async by its
+  //     writer, or no barrier since: host_memcheck.h);
+  //   - a B tile that is not 1024-byte aligned (the swizzle's atom);
+  //   - a thread that exits with a wgmma not waited for.
+  void wgmma_fence() { wgmma_fenced_ = true; }
+  template <int kN>
+  void wgmma_m64k16(float* acc, const uint32_t a[4], const void* b_tile, HalfKind kind) {
+    static_assert(kN % 8 == 0 && kN >= 8 && kN <= 256, "wgmma's N is a multiple of 8 up to 256");
+    wgmma(acc, a, b_tile, kN, kind);
+  }
+  void wgmma_commit();
+  template <int kPending>
+  void wgmma_wait() {
+    wgmma_wait(kPending);
+  }
+  void fence_proxy_async();
+
  private:
   friend class HostBlock;
   friend void run_block_plain(const LaunchShape&, Dim3, unsigned char*,
@@ -98,6 +128,10 @@ class HostCtx {
   HostBlock& collectives(const char* what);
   // collectives(), for an instruction every lane of the warp must join.
   HostBlock& whole_warp(const char* what);
+  // collectives(), for an instruction all 128 threads of the warpgroup join.
+  HostBlock& whole_warpgroup(const char* what);
+  void wgmma(float* acc, const uint32_t a[4], const void* b_tile, int n, HalfKind kind);
+  void wgmma_wait(int pending);
   static void cp_async(void* shared_dst, const void* global_src, uint32_t bytes) {
     memcheck::check_access(global_src, bytes, memcheck::Op::cp_async_read, memcheck::Space::global);
     memcheck::check_access(shared_dst, bytes, memcheck::Op::cp_async_write,
@@ -110,6 +144,7 @@ class HostCtx {
   memcheck::ThreadOrder order_;  // what the memory checker holds this thread to
   unsigned char* shared_ = nullptr;
   HostBlock* block_state_ = nullptr;  // null when the kernel declared no collectives
+  bool wgmma_fenced_ = false;         // a wgmma_fence since this thread's last commit
 };
 
 using HostThreadBody = std::function<void(HostCtx&)>;

@@ -236,5 +236,47 @@ void Scope::fail_unfenced_store(uintptr_t a, const Dim3& other, const ThreadOrde
           "sees this atomic may not yet see that store)");
 }
 
+void AsyncProxyShadow::reset(std::size_t shared_bytes, uint32_t threads) {
+  state_.assign((shared_bytes + 15) / 16, kVisible);
+  writer_.assign(state_.size(), 0);
+  unfenced_.assign(threads, {});
+  awaiting_barrier_.clear();
+}
+
+void AsyncProxyShadow::written(std::size_t offset, uint32_t width, uint32_t thread) {
+  for (std::size_t g = offset / 16; g <= (offset + width - 1) / 16 && g < state_.size(); ++g) {
+    // A granule already waiting in this thread's list needs no second entry.
+    if (state_[g] != kWritten || writer_[g] != thread)
+      unfenced_[thread].push_back(static_cast<uint32_t>(g));
+    state_[g] = kWritten;
+    writer_[g] = thread;
+  }
+}
+
+void AsyncProxyShadow::fenced(uint32_t thread) {
+  for (const uint32_t g : unfenced_[thread]) {
+    if (state_[g] == kWritten && writer_[g] == thread) {
+      state_[g] = kFenced;
+      awaiting_barrier_.push_back(g);
+    }
+  }
+  unfenced_[thread].clear();
+}
+
+void AsyncProxyShadow::barrier() {
+  for (const uint32_t g : awaiting_barrier_) {
+    if (state_[g] == kFenced) state_[g] = kVisible;
+  }
+  awaiting_barrier_.clear();
+}
+
+AsyncProxyShadow::Pending AsyncProxyShadow::pending_in(std::size_t offset,
+                                                       std::size_t bytes) const {
+  for (std::size_t g = offset / 16; g <= (offset + bytes - 1) / 16 && g < state_.size(); ++g) {
+    if (state_[g] != kVisible) return {writer_[g] + 1, state_[g] == kFenced, g * 16};
+  }
+  return {};
+}
+
 }  // namespace memcheck
 }  // namespace nvh

@@ -25,6 +25,14 @@
 //     On the CPU the store is visible anyway (x86 keeps stores in order, and
 //     the executor's atomic is sequentially consistent), so without these
 //     rules a missing fence would pass here and race, rarely, on the GPU.
+//   - the async proxy (kernels that read shared memory with wgmma, launched
+//     with LaunchShape::reads_shared_async): wgmma reads its shared operand
+//     through the async proxy, which does not see the generic proxy's
+//     writes (st.shared, cp.async) until the writer has executed
+//     fence.proxy.async and a barrier has ordered that fence before the read
+//     (PTX ISA, "Proxies" and "wgmma.mma_async"). AsyncProxyShadow below
+//     tracks each 16-byte granule of shared memory from write to fence to
+//     barrier, and the executor's wgmma fails on a granule not yet through.
 // A violation throws MemoryViolation, naming the kernel, the thread and block,
 // the address, the access and the allocation it hit or was nearest to.
 //
@@ -84,6 +92,34 @@ void describe_allocation(const void* base, std::size_t offset, std::size_t bytes
 // The registered allocations now; a launch checks against this snapshot.
 std::shared_ptr<const Regions> registered_allocations();
 
+// Which 16-byte granules of a block's shared memory the async proxy may not
+// see yet (header comment). Hand-written: no library models PTX proxies.
+class AsyncProxyShadow {
+ public:
+  void reset(std::size_t shared_bytes, uint32_t threads);
+  // A generic-proxy write of [offset, offset + width) by `thread`.
+  void written(std::size_t offset, uint32_t width, uint32_t thread);
+  // fence.proxy.async by `thread`: its writes so far wait for a barrier.
+  void fenced(uint32_t thread);
+  // A block barrier: every fenced write is now visible to the async proxy.
+  void barrier();
+  // The thread (plus 1) whose write in [offset, offset + bytes) the async
+  // proxy may not see yet, and whether that thread had fenced it; 0: none.
+  struct Pending {
+    uint32_t writer_plus_1 = 0;
+    bool fenced = false;
+    std::size_t offset = 0;
+  };
+  Pending pending_in(std::size_t offset, std::size_t bytes) const;
+
+ private:
+  enum : uint8_t { kVisible = 0, kWritten = 1, kFenced = 2 };
+  std::vector<uint8_t> state_;                   // per granule
+  std::vector<uint32_t> writer_;                 // per granule: the last writer
+  std::vector<std::vector<uint32_t>> unfenced_;  // per thread: granules it wrote since its fence
+  std::vector<uint32_t> awaiting_barrier_;       // granules fenced since the last barrier
+};
+
 // The ordering duties the checker tracks for one thread (the executor keeps
 // one per thread, and one block flag per block).
 struct ThreadOrder {
@@ -93,6 +129,11 @@ struct ThreadOrder {
   // The address of the block's last global atomic while no thread of the
   // block has fenced since (0: none); shared by the block's threads.
   uintptr_t* block_atomic_unfenced = nullptr;
+  // The block's async-proxy shadow when the launch reads shared memory
+  // through the async proxy (null otherwise), and this thread's index in
+  // the block, which the shadow records as a granule's writer.
+  AsyncProxyShadow* async_proxy = nullptr;
+  uint32_t linear_thread = 0;
 };
 
 // What the checker knows while one worker thread runs blocks of one launch:
@@ -122,7 +163,12 @@ class Scope {
     if (order_ && !(a >= shared_.begin && last <= shared_.end)) check_order(a, width, op);
     if ((a & (width - 1)) == 0) {
       if (a >= shared_.begin && last <= shared_.end) {
-        if (space != Space::global) return;
+        if (space != Space::global) {
+          if (order_ && order_->async_proxy && (op == Op::store || op == Op::cp_async_write)) {
+            order_->async_proxy->written(a - shared_.begin, width, order_->linear_thread);
+          }
+          return;
+        }
       } else if (space != Space::shared) {
         for (const Hit& h : hits_) {
           if (a >= h.begin && last <= h.end) return;

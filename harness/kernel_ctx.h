@@ -15,6 +15,12 @@
 //   atomic_inc_global(counter, wrap_at) fence_global()  -> atom.inc (old value; wraps to 0
 //     at wrap_at) and __threadfence(), for blocks that count their arrivals; the
 //     host executor holds kernels to the fences that pattern needs (host_memcheck.h)
+//   wgmma_fence() wgmma_m64k16<N>(acc, a, b_tile, HalfKind) wgmma_commit() wgmma_wait<n>()
+//     fence_proxy_async()                              -> sm_90a's warpgroup mma (wgmma.mma_async,
+//     A from registers, B from shared memory in the 128-byte-swizzled layout
+//     described in device_ctx.cuh), its fence, groups and wait, and
+//     fence.proxy.async (the generic proxy's shared writes made visible to
+//     wgmma); the host executor holds kernels to the rules (host_executor.h)
 //   wait_prior_grid() launch_dependents()              -> programmatic dependent launch
 //     (LaunchShape::overlaps_prior_grid): wait for the grid before this one,
 //     and let the grid after this one start launching
@@ -59,6 +65,10 @@ struct LaunchShape {
   // it touches global memory, which that grid may still be writing; the host
   // executor holds kernels to that (host_memcheck.h).
   bool overlaps_prior_grid = false;
+  // The kernel reads shared memory through the async proxy (wgmma): the host
+  // executor then tracks its generic writes to shared memory until fenced
+  // (host_memcheck.h). Needs uses_collectives.
+  bool reads_shared_async = false;
 };
 
 // The 16-bit float formats the mma step reads.
