@@ -24,6 +24,7 @@
 #include "kernels/nvfp4_matmul/nvfp4_matmul.h"
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused_plan.h"
+#include "kernels/nvfp4_matmul/prefill_fused_shapes.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused_sum.cuh"
 #include "kernels/nvfp4_matmul/prefill_vec8.cuh"
 #include "kernels/nvfp4_matmul/route_runs.h"
@@ -336,7 +337,7 @@ void time_fused_shape(nvh::Backend& backend, Bench& bench, const Bench::Sets& se
                   const auto at = reinterpret_cast<std::uintptr_t>(in.scratch.data());
                   PrefillFusedParams params{
                       gemv_operands(a, p), reinterpret_cast<float*>((at + 15) / 16 * 16), k_slices};
-                  nvh::launch<F>(backend, F::shape(params), params);
+                  launch_fused<F>(backend, F::shape(params), params);
                   if (k_slices > 1) {
                     nvh::LaunchShape sum = PrefillFusedSum::shape(params);
                     sum.overlaps_prior_grid = overlap;
@@ -358,10 +359,12 @@ void time_fused_shapes(nvh::Backend& backend, Bench& bench, const Bench::Sets& s
       time_fused_shape<PrefillFusedM64N128>(backend, bench, sets, s, "m64n128", k, bytes, flops);
     if (s.M >= 32)
       time_fused_shape<PrefillFusedM128N128>(backend, bench, sets, s, "m128n128", k, bytes, flops);
+    if (s.M > 64 && device_caps(backend).wgmma)  // sm_90a only
+      time_fused_shape<PrefillWgmma>(backend, bench, sets, s, "w128n128", k, bytes, flops);
   }
   // The plan's own choice once more with the sum launched after the first
   // kernel, not overlapping it: what the overlap buys, in the same run.
-  const FusedPlan plan = prefill_fused_plan(s.M, s.N, s.K);
+  const FusedPlan plan = prefill_fused_plan(s.M, s.N, s.K, device_caps(backend).wgmma);
   if (plan.k_slices == 1) return;
   const std::string label = prefill_fused_variant_name({plan.shape, 1});
   with_fused_shape(plan.shape, [&](auto shape) {
@@ -424,7 +427,8 @@ void msweep_group(nvh::Backend& backend, Bench& bench, std::vector<int64_t> ms) 
                         [&backend, r, bias](InputSet& in) {
                           MatmulArgs a = in.args;
                           if (!bias) a.bias = {};
-                          route_row(r).run(backend, a, describe_problem(a), in.scratch.data());
+                          route_row(r).run(backend, a, describe_problem(a), device_caps(backend),
+                                           in.scratch.data());
                         });
         }
       }

@@ -35,7 +35,7 @@ run() {  # run NAME CMD...: the output to $out/NAME.log, its tail and time here
   ((rc == 0)) || status=1
 }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
-fused_tests='*Fused*cuda*:GpuAgainstHost.*:PrefillFused*'
+fused_tests='*Fused*cuda*:GpuAgainstHost.*:PrefillFused*:PrefillWgmma*'
 for step in "${steps[@]}"; do
   case "$step" in
     tests)
@@ -57,13 +57,14 @@ for step in "${steps[@]}"; do
       local_st=smsp__average_warps_issue_stalled
       metrics=gpu__time_duration.sum,smsp__inst_executed.sum,launch__registers_per_thread,launch__grid_size
       metrics+=,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
+      metrics+=,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active
       metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed
       metrics+=,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active
       for stall in barrier long_scoreboard short_scoreboard math_pipe_throttle mio_throttle wait not_selected; do
         metrics+=,${local_st}_${stall}_per_issue_active.ratio
       done
       for M in 16 128; do
-        run "ncu_M$M" timeout 150 ncu --clock-control none --kernel-name-base demangled -k 'regex:PrefillFused' --launch-skip 2 \
+        run "ncu_M$M" timeout 150 ncu --clock-control none --kernel-name-base demangled -k 'regex:Prefill(Fused|Wgmma)' --launch-skip 2 \
           --launch-count 2 --metrics "$metrics" "$bin/nvfp4-harness" bench --group msweep --m $M
       done ;;
     ncu7)

@@ -15,6 +15,7 @@
 #include "harness/backend.h"
 #include "kernels/nvfp4_matmul/gemv_mma.cuh"
 #include "kernels/nvfp4_matmul/gemv_mma_slices.cuh"
+#include "kernels/nvfp4_matmul/nvfp4_matmul.h"
 #include "properties/nvfp4_matmul/matmul_case.h"
 
 namespace nvfp4 {
@@ -153,15 +154,33 @@ TEST_F(GpuAgainstHost, PrefillFusedGemvPathOutputIsBitwiseEqualInExactMode) {
   }
 }
 
-// M across every block shape of prefill_fused (1, 2, 4, 8 tiles of A, and
-// more than one block over M), forced so the crossover does not decide.
+// M across every mma.sync block shape of prefill_fused (1, 2, 4, 8 tiles
+// of A, and more than one block over M), forced so the crossover does not
+// decide, with caps without wgmma so that its mma.sync shapes run above
+// M = 64 too (the next test has the wgmma kernel's).
 TEST_F(GpuAgainstHost, PrefillFusedOutputIsBitwiseEqualInExactMode) {
   std::mt19937 rng(505);
+  Caps mma_sync;
+  mma_sync.sm = 90;
   for (int i = 0; i < kShapesPerRoute; ++i) {
     CaseSpec s = shape(rng, 9, 300, 128, 1024, 16);
     s.exact = true;
     s.options.force_route = Route::prefill_fused;
+    s.options.simulated_caps = mma_sync;
     ASSERT_NO_FATAL_FAILURE(expect_same_output(s, Route::prefill_fused));
+  }
+}
+
+// prefill_wgmma.cuh (w128n128), on a GPU that has wgmma: M of one and two
+// tiles of A, K from one step to 12 (slices of it by the plan).
+TEST_F(GpuAgainstHost, PrefillWgmmaOutputIsBitwiseEqualInExactMode) {
+  if (!device_caps(*gpu_).wgmma) GTEST_SKIP() << "this GPU has no wgmma (sm_90a)";
+  std::mt19937 rng(507);
+  for (int i = 0; i < kShapesPerRoute; ++i) {
+    CaseSpec s = shape(rng, 65, 256, 128, 1536, 16);
+    s.exact = true;
+    s.options.force_route = Route::prefill_fused;
+    ASSERT_NO_FATAL_FAILURE(expect_same_output(s, Route::prefill_fused, "w128n128"));
   }
 }
 

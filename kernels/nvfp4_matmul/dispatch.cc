@@ -102,7 +102,7 @@ Decision explain_route(const Problem& p, const Caps& actual_caps, const Options&
   const RouteChoice choice = select_route(p, actual_caps, o);
   const Caps& caps = decision_caps(actual_caps, o);
   const RouteRow& taken = route_row(choice.route);
-  Decision d{choice.route, taken.variant(p), std::string(choice.reason), ""};
+  Decision d{choice.route, taken.variant(p, caps), std::string(choice.reason), ""};
   if (o.force_route) {
     d.detail = "forced to " + std::string(taken.name) + ": " + needs_hold(taken, p, caps, false);
     return d;

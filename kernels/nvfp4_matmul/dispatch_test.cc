@@ -25,6 +25,11 @@ Caps sm(int version, bool native = false) {
   c.backend = "cuda";
   return c;
 }
+Caps sm90_wgmma() {
+  Caps c = sm(90);
+  c.wgmma = true;
+  return c;
+}
 
 struct Row {
   Problem p;
@@ -63,6 +68,15 @@ TEST(SelectRoute, FollowsTheDesignTable) {
       {problem(kFusedMaxM - 1, 64, 256, 16), sm(90), false, Route::prefill_fused, "fused_mma"},
       {problem(kFusedMaxM, 64, 256, 16), sm(90), false, Route::prefill_fused, "fused_mma"},
       {problem(kFusedMaxM + 1, 64, 256, 16), sm(90), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
+      // With wgmma (prefill_wgmma.cuh) the crossover is kFusedMaxMWgmma.
+      {problem(kFusedMaxM + 1, 64, 256, 16), sm90_wgmma(), false, Route::prefill_fused,
+       "fused_mma"},
+      {problem(kFusedMaxMWgmma - 1, 64, 256, 16), sm90_wgmma(), false, Route::prefill_fused,
+       "fused_mma"},
+      {problem(kFusedMaxMWgmma, 64, 256, 16), sm90_wgmma(), false, Route::prefill_fused,
+       "fused_mma"},
+      {problem(kFusedMaxMWgmma + 1, 64, 256, 16), sm90_wgmma(), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
       {problem(9, 64, 256, 16), sm(75), false, Route::prefill_vec8, "fused_sm_below_80"},
       {problem(4, 64, 256, 32), sm(90), false, Route::prefill_vec8, "fused_block_size_not_16"},
@@ -194,10 +208,17 @@ TEST(SelectRoute, ForcingPrefillFusedPassesItsCrossover) {
                                        sm(90)),
             "");
   const Decision natural = explain_route(problem(kFusedMaxM + 1, 64, 256, 16), sm(90), {});
-  EXPECT_NE(natural.detail.find("prefill_fused passed over: M <= " + std::to_string(kFusedMaxM) +
-                                " (M = " + std::to_string(kFusedMaxM + 1) + ") fails"),
+  EXPECT_NE(natural.detail.find("prefill_fused passed over: M <= 64, or M <= 128 with wgmma (M = " +
+                                std::to_string(kFusedMaxM + 1) + ", no wgmma) fails"),
             std::string::npos)
       << natural.detail;
+  const Decision with_wgmma =
+      explain_route(problem(kFusedMaxMWgmma + 1, 64, 256, 16), sm90_wgmma(), {});
+  EXPECT_NE(with_wgmma.detail.find("prefill_fused passed over: M <= 64, or M <= 128 with wgmma "
+                                   "(M = " +
+                                   std::to_string(kFusedMaxMWgmma + 1) + ", wgmma) fails"),
+            std::string::npos)
+      << with_wgmma.detail;
   expect_refused(Route::empty, problem(16, 64, 64, 16), sm(90), "M, N or K == 0");
   expect_refused(Route::prefill_scalar, problem(0, 64, 64, 16), sm(90), "M > 0 (M = 0) fails");
 }

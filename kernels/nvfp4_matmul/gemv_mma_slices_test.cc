@@ -145,7 +145,8 @@ TEST(GemvMmaSlicesPlan, PrefillFusedTakesTheGemvShapedPathUpToItsM) {
   EXPECT_EQ(GemvMmaSlices16::slices_for(9, 4096, 1792), 1u);   // 7 stages: no 2 slices of 4
   EXPECT_EQ(GemvMmaSlices16::slices_for(12, 14336, 14336),
             1u);  // 1 slice of 56 stages a wave: A's slice too large
-  EXPECT_STREQ(prefill_fused_variant_name(prefill_fused_plan(9, 14336, 4096)), "gemv16/slices3");
+  EXPECT_STREQ(prefill_fused_variant_name(prefill_fused_plan(9, 14336, 4096, true)),
+               "gemv16/slices3");
 }
 
 TEST_P(GemvSlicesOnBackend, PrefillFusedGemvPathMatchesTheReference) {

@@ -15,6 +15,7 @@
 #include "kernels/nvfp4_matmul/native_sm120.h"
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused_plan.h"
+#include "kernels/nvfp4_matmul/prefill_fused_shapes.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused_sum.cuh"
 #include "kernels/nvfp4_matmul/prefill_scalar.cuh"
 #include "kernels/nvfp4_matmul/prefill_vec8.cuh"
@@ -204,7 +205,7 @@ void run_gemv_mma(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) 
 // and with K split across blocks the parts in the workspace, then their sum.
 template <class Fused>
 void run_prefill_fused_shape(nvh::Backend& backend, const PrefillFusedParams& params) {
-  nvh::launch<Fused>(backend, Fused::shape(params), params);
+  launch_fused<Fused>(backend, Fused::shape(params), params);
   if (params.k_slices > 1) {
     nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(params), params);
   }
@@ -213,9 +214,9 @@ void run_prefill_fused_shape(nvh::Backend& backend, const PrefillFusedParams& pa
 // The parts go in the caller's scratch when there is one (any [N, K] of A's
 // type holds them: the plan keeps them to half of it), else in a buffer of
 // the route's own, freed once the launch is done.
-void run_prefill_fused(nvh::Backend& backend, const MatmulArgs& a, const Problem& p,
+void run_prefill_fused(nvh::Backend& backend, const MatmulArgs& a, const Problem& p, bool wgmma,
                        void* scratch) {
-  const FusedPlan plan = prefill_fused_plan(p.M, p.N, p.K);
+  const FusedPlan plan = prefill_fused_plan(p.M, p.N, p.K, wgmma);
   if (plan.gemv_slices > 1) {
     run_gemv_slices(backend, a, p, plan.gemv_slices);
     return;
@@ -274,31 +275,34 @@ void run_prefill(nvh::Backend& backend, Route route, const MatmulArgs& a, const 
 }  // namespace
 
 // The route table's runners (route_runs.h).
-void run_empty_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p, void*) {
+void run_empty_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p, const Caps&,
+                     void*) {
   run_empty(backend, args, p);
 }
-void run_gemv_mma_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p, void*) {
+void run_gemv_mma_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p,
+                        const Caps&, void*) {
   run_gemv_mma(backend, args, p);
 }
-void run_gemv_scalar_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p, void*) {
+void run_gemv_scalar_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p,
+                           const Caps&, void*) {
   run_gemv_scalar(backend, args, p);
 }
 // LCOV_EXCL_START: an sm_12x GPU only (run_matmul throws RouteUnavailable before it elsewhere)
 void run_native_sm120_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p,
-                            void*) {
+                            const Caps&, void*) {
   run_native_sm120(backend, args, p);
 }
 // LCOV_EXCL_STOP
 void run_prefill_fused_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p,
-                             void* scratch) {
-  run_prefill_fused(backend, args, p, scratch);
+                             const Caps& caps, void* scratch) {
+  run_prefill_fused(backend, args, p, caps.wgmma, scratch);
 }
 void run_prefill_vec8_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p,
-                            void* scratch) {
+                            const Caps&, void* scratch) {
   run_prefill(backend, Route::prefill_vec8, args, p, scratch);
 }
 void run_prefill_scalar_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p,
-                              void* scratch) {
+                              const Caps&, void* scratch) {
   run_prefill(backend, Route::prefill_scalar, args, p, scratch);
 }
 
@@ -366,10 +370,14 @@ Caps device_caps(const nvh::Backend& backend) {
       nvh::BackendKind::host) {  // LCOV_EXCL_BR_LINE: the else needs a GPU backend
     caps.sm = 90;
     caps.native_fp4 = false;
+    caps.wgmma = true;  // emulated (host_executor.h)
   } else {
     // LCOV_EXCL_START: a GPU backend only; a host-only (gcov) build cannot make one.
     caps.sm = backend.caps().sm();
     caps.native_fp4 = native_fp4_available(backend);  // sm 10.x / 12.x in a CUDA build
+#if defined(NVFP4_HAVE_SM90A)
+    caps.wgmma = caps.sm == 90;
+#endif
     // LCOV_EXCL_STOP
   }
   return caps;
@@ -392,17 +400,22 @@ void run_dequant(nvh::Backend& backend, Route route, const MatmulArgs& args, voi
 
 Decision run_matmul(nvh::Backend& backend, const MatmulArgs& args, const Options& options) {
   const Problem p = describe_problem(args);
-  const Caps caps = device_caps(backend);
-  const RouteChoice choice = select_route(p, caps, options);
+  const Caps device = device_caps(backend);
+  const RouteChoice choice = select_route(p, device, options);
   const RouteRow& row = route_row(choice.route);
+  // The route runs with the caps it was chosen with (simulated ones too, so
+  // the host executor runs what an sm_80 device would), but never with a
+  // wgmma this device lacks.
+  Caps caps = options.simulated_caps ? *options.simulated_caps : device;
+  caps.wgmma = caps.wgmma && device.wgmma;
 
   if (row.missing_capability) {
-    const std::string missing = row.missing_capability(caps);
+    const std::string missing = row.missing_capability(device);
     // No branch coverage below: the capability is there only on an sm_12x GPU.
     if (!missing.empty()) throw RouteUnavailable(row.route, missing);  // LCOV_EXCL_BR_LINE
   }
 
-  Decision d{row.route, row.variant(p), std::string(choice.reason), ""};
+  Decision d{row.route, row.variant(p, caps), std::string(choice.reason), ""};
   nvh::Buffer own_scratch;
   void* scratch = args.scratch.data;
   if (row.needs_scratch) {
@@ -413,7 +426,7 @@ Decision run_matmul(nvh::Backend& backend, const MatmulArgs& args, const Options
     d.variant += "+" + gemm_step_variant(backend, gemm_args(args, p, scratch));
   }
 
-  row.run(backend, args, p, scratch);
+  row.run(backend, args, p, caps, scratch);
   if (own_scratch.data()) backend.synchronize();  // the scratch is freed on return
   record_launch(backend, d, p);
   return d;

@@ -87,6 +87,10 @@ struct Problem {
 struct Caps {
   int sm = 0;               // compute capability as 10*major + minor
   bool native_fp4 = false;  // block-scaled FP4 matmul (cuBLASLt) usable on this device
+  // sm_90a's warpgroup mma (wgmma): an sm_90 device and a build with sm_90a
+  // code; the host executor emulates it. prefill_fused's plan takes its
+  // kernel above M = 64 there, and its crossover moves (dispatch.h).
+  bool wgmma = false;
   std::string backend = "host";
 };
 

@@ -443,25 +443,4 @@ using PrefillFusedM32N128 = PrefillFused<2, 4, 1, 4, 2, 6>;
 using PrefillFusedM64N128 = PrefillFused<4, 4, 1, 4, 2, 4>;
 using PrefillFusedM128N128 = PrefillFused<4, 4, 2, 4, 1, 5>;
 
-// The type a plan's FusedShape names, as f's argument (a tag: its `type`),
-// so that every place that needs the shape's kernel type (to launch it, to
-// read its sizes) switches over FusedShape here, once.
-template <class Kernel>
-struct FusedShapeTag {
-  using type = Kernel;
-};
-template <class F>
-decltype(auto) with_fused_shape(FusedShape shape, F&& f) {
-  switch (shape) {
-    case FusedShape::m16n64:
-      return f(FusedShapeTag<PrefillFusedM16N64>{});
-    case FusedShape::m32n128:
-      return f(FusedShapeTag<PrefillFusedM32N128>{});
-    case FusedShape::m64n128:
-      return f(FusedShapeTag<PrefillFusedM64N128>{});
-    default:
-      return f(FusedShapeTag<PrefillFusedM128N128>{});
-  }
-}
-
 }  // namespace nvfp4

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "kernels/nvfp4_matmul/gemv_mma_slices.cuh"
-#include "kernels/nvfp4_matmul/prefill_fused.cuh"
+#include "kernels/nvfp4_matmul/prefill_fused_shapes.cuh"
 
 namespace nvfp4 {
 namespace {
@@ -23,9 +23,13 @@ ShapeFacts facts(FusedShape s) {
   });
 }
 
-FusedShape shape_for(int64_t M) {
+// With wgmma, w128n128 for every M > 64: on the H200 it beat m64n128 at M =
+// 128 and m128n128 at M = 256 to 1024 on all three msweep shapes (PERF.md).
+FusedShape shape_for(int64_t M, bool wgmma) {
   return M <= 16    ? FusedShape::m16n64
          : M <= 32  ? FusedShape::m32n128
+         : M <= 64  ? FusedShape::m64n128
+         : wgmma    ? FusedShape::w128n128
          : M <= 128 ? FusedShape::m64n128
                     : FusedShape::m128n128;
 }
@@ -33,21 +37,21 @@ FusedShape shape_for(int64_t M) {
 // A model of the time S slices take, in bytes moved at one rate: the
 // weights and the A each block over N reads, spread over the waves the
 // blocks take (a wave is as long as one block's share, 1 / S of it), plus
-// the parts written and read back once.
+// the parts written and read back once, at `parts_weight` of that rate.
 double split_cost(int64_t M, int64_t N, int64_t K, const ShapeFacts& f, int64_t blocks,
-                  int64_t slots, int64_t slices) {
+                  int64_t slots, int64_t slices, double parts_weight) {
   const double n_blocks = static_cast<double>((N + f.cols - 1) / f.cols);
   const double streamed = 0.5625 * static_cast<double>(N) * static_cast<double>(K) +
                           2.0 * static_cast<double>(M) * static_cast<double>(K) * n_blocks;
   const int64_t waves = (blocks * slices + slots - 1) / slots;
-  const double parts = slices > 1 ? 8.0 * static_cast<double>(slices * M * N) : 0.0;
+  const double parts = slices > 1 ? parts_weight * 8.0 * static_cast<double>(slices * M * N) : 0.0;
   return streamed * static_cast<double>(waves) / static_cast<double>(slices) + parts;
 }
 
 }  // namespace
 
-FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K) {
-  const FusedShape shape = shape_for(M);
+FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K, bool wgmma) {
+  const FusedShape shape = shape_for(M, wgmma);
   if (M <= 0 || N <= 0 || K < 128) return {shape, 1};  // described, never run (the route's needs)
   const uint32_t gemv_slices = GemvMmaSlices16::slices_for(M, N, K);
   if (gemv_slices > 1) return {shape, 1, gemv_slices};
@@ -59,9 +63,19 @@ FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K) {
   int64_t most = K / 128;                      // a slice holds a step at least
   if (most > K / (4 * M)) most = K / (4 * M);  // the parts fit in half the scratch
   if (most > kFusedMaxKSlices) most = kFusedMaxKSlices;
+  // The wgmma kernel's parts cost half what the model says of the mma.sync
+  // shapes'. On the H200 (PERF.md, "prefill_fused with wgmma": the calls of
+  // 08:49 and 08:55 UTC 2026-12-02), at full weight the model chose k3 for 4096 x 4096 at M =
+  // 128, which took 27.8 us where k4 took 23.3; at half weight it chooses
+  // the fastest split timed (k1, k2, k4, k8 as the parts fit) on all three
+  // msweep shapes at M = 128, 256 and 512. "The most slices in one wave"
+  // fits those too, but took the replay's down_proj (5120 x 18432, M = 256,
+  // 80 blocks) from k3 to k1 and from 233.8 to 326.1 ms.
+  const double parts_weight = shape == FusedShape::w128n128 ? 0.5 : 1.0;
   int32_t best = 1;
   for (int32_t s = 2; s <= most; ++s) {
-    if (split_cost(M, N, K, f, blocks, slots, s) < split_cost(M, N, K, f, blocks, slots, best)) {
+    if (split_cost(M, N, K, f, blocks, slots, s, parts_weight) <
+        split_cost(M, N, K, f, blocks, slots, best, parts_weight)) {
       best = s;
     }
   }
@@ -71,8 +85,8 @@ FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K) {
 const char* prefill_fused_variant_name(const FusedPlan& plan) {
   if (plan.gemv_slices > 1) return GemvMmaSlices16::variant_name(plan.gemv_slices);
   static const auto names = [] {
-    std::array<std::array<std::string, kFusedMaxKSlices + 1>, 4> n;
-    const char* shapes[] = {"m16n64", "m32n128", "m64n128", "m128n128"};
+    std::array<std::array<std::string, kFusedMaxKSlices + 1>, 5> n;
+    const char* shapes[] = {"m16n64", "m32n128", "m64n128", "m128n128", "w128n128"};
     for (std::size_t s = 0; s < n.size(); ++s) {
       for (int32_t k = 1; k <= kFusedMaxKSlices; ++k) {
         n[s][k] = std::string(shapes[s]) + (k > 1 ? "/k" + std::to_string(k) : "");

@@ -1,7 +1,8 @@
 // How prefill_fused runs a problem: which block shape (prefill_fused.cuh)
-// and how many slices of K across blocks. A function of M, N and K alone,
-// never of the device, so every backend (the host executor included) adds
-// the same parts in the same order and computes the same bits.
+// and how many slices of K across blocks. A function of M, N, K and whether
+// the device has wgmma (Caps::wgmma), never of its speed or size: the host
+// executor, which has wgmma (emulated), plans as an H200 does, adds the same
+// parts in the same order and computes the same bits.
 #pragma once
 
 #include <cstddef>
@@ -9,8 +10,10 @@
 
 namespace nvfp4 {
 
-// The block shapes, named by the rows of A x rows of W one block holds.
-enum class FusedShape : uint8_t { m16n64, m32n128, m64n128, m128n128 };
+// The block shapes, named by the rows of A x rows of W one block holds
+// (prefill_fused.cuh, mma.sync). w128n128: prefill_wgmma.cuh's 128 x 128
+// block with sm_90a's wgmma, for M > 64 where the device has it.
+enum class FusedShape : uint8_t { m16n64, m32n128, m64n128, m128n128, w128n128 };
 
 struct FusedPlan {
   FusedShape shape;
@@ -28,12 +31,13 @@ inline constexpr int64_t kFusedPlanMultiprocessors = 132;
 inline constexpr int32_t kFusedMaxKSlices = 8;
 
 // The shape by M (the smallest that holds M's rows, 128 rows a block above
-// 64); then, when the shape's blocks over M and N leave some of the plan's
-// multiprocessors without a block, the slices of K (1..8) that move the
-// fewest bytes per wave-filled time (prefill_fused_plan.cc, split_cost), the
-// fewest on a tie. A slice holds at least one 128-k step, and the parts fit
+// 64; with wgmma, w128n128 for every M > 64, which measured faster than the
+// mma.sync shapes on the H200, PERF.md); then, when the shape's blocks over
+// M and N leave some of the plan's multiprocessors without a block, the slices of K (1..8) that
+// move the fewest bytes per wave-filled time (prefill_fused_plan.cc, split_cost), the fewest on a
+// tie (w128n128's parts at half weight). A slice holds at least one 128-k step, and the parts fit
 // in half the operator's [N, K] scratch (k_slices * 4 * M <= K).
-FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K);
+FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K, bool wgmma);
 
 // "m16n64", ...; with k_slices > 1 "m16n64/k4"; the GEMV-shaped path
 // "gemv16/slices12" (the route log's variant).

@@ -20,6 +20,7 @@
 #include "harness/backend_fixture.h"
 #include "kernels/nvfp4_matmul/nvfp4_matmul.h"
 #include "kernels/nvfp4_matmul/prefill_fused_plan.h"
+#include "kernels/nvfp4_matmul/prefill_wgmma.cuh"
 #include "properties/nvfp4_matmul/matmul_case.h"
 #include "properties/nvfp4_matmul/value_class.h"
 
@@ -58,20 +59,24 @@ CaseSpec fused_case(int64_t M, int64_t N, int64_t K, DType t, bool bias, bool ex
 TEST_P(FusedOnBackend, MatchesTheReferenceAtTileEdges) {
   struct Shape {
     int64_t M, N, K;
-    const char* plan;
+    const char* plan;        // without wgmma (mma.sync)
+    const char* wgmma_plan;  // with it (w128n128 above M = 64)
   };
   const Shape shapes[] = {
-      {9, 32, 128, "m16n64"},          // one step: a block stage of 4 with 3 warps idle
-      {16, 65, 640, "m16n64/k3"},      // slices of 1, 2, 2 steps; a second block of 1 row of W
-      {13, 20, 2560, "m16n64/k7"},     // slices of 2 and 3 steps (M <= 12: the GEMV-shaped path)
-      {17, 31, 1024, "m32n128/k4"},    // rows of W past N; slices of one stage
-      {32, 130, 1152, "m32n128/k3"},   // slices of 3 steps over 2 K warps: a short last stage
-      {33, 65, 256, "m64n128"},        // one stage of 2 steps
-      {64, 7, 2304, "m64n128/k8"},     // slices of 2 and 3 steps
-      {65, 130, 512, "m64n128"},       // two blocks over M, the second of one row
-      {100, 136, 768, "m64n128"},      // 3 stages of the pipeline's 4
-      {130, 136, 1024, "m128n128"},    // 8 stages: more than the pipeline's 5
-      {129, 16, 1280, "m128n128/k2"},  // two blocks over M, slices of 5 steps
+      {9, 32, 128, "m16n64", "m16n64"},            // one step: a block stage of 4 with 3 warps idle
+      {16, 65, 640, "m16n64/k3", "m16n64/k3"},     // slices of 1, 2, 2 steps; a block of 1 row of W
+      {13, 20, 2560, "m16n64/k7", "m16n64/k7"},    // slices of 2 and 3 steps (M <= 12: GEMV-shaped)
+      {17, 31, 1024, "m32n128/k4", "m32n128/k4"},  // rows of W past N; slices of one stage
+      {32, 130, 1152, "m32n128/k3", "m32n128/k3"},  // slices of 3 steps over 2 K warps
+      {33, 65, 256, "m64n128", "m64n128"},          // one stage of 2 steps
+      {64, 7, 2304, "m64n128/k8", "m64n128/k8"},    // slices of 2 and 3 steps
+      // mma.sync: two blocks over M, the second of one row; wgmma: one
+      // block of 65 rows, a second block over N of 2 rows
+      {65, 130, 512, "m64n128", "w128n128"},
+      {100, 136, 768, "m64n128", "w128n128"},         // 3 stages of 4 (mma.sync); 6 of 5 (wgmma)
+      {130, 136, 1024, "m128n128", "w128n128"},       // 8 stages: more than the pipeline's 5
+      {129, 16, 1280, "m128n128/k2", "w128n128/k2"},  // two blocks over M, slices of 5 steps
+      {128, 64, 1792, "m64n128/k3", "w128n128/k3"},   // slices of 5, 5, 4 steps: odd and even
   };
   // Two runs a shape, fp16 and bf16, with bias and exact mode (the g = 2^e
   // fast path) alternating so that the two or more shapes of each block
@@ -79,13 +84,26 @@ TEST_P(FusedOnBackend, MatchesTheReferenceAtTileEdges) {
   // with bias on and off: the geometry is what differs from shape to shape,
   // and all eight combinations on every shape took four times as long on
   // the host executor (CI's coverage build).
+  // Where the device has wgmma (the host executor emulates it) the shapes
+  // above M = 64 run its plan, then the mma.sync plan again with caps
+  // without it, so that both kernels meet every edge.
+  const bool wgmma = device_caps(backend()).wgmma;
   for (std::size_t i = 0; i < std::size(shapes); ++i) {
     const Shape& s = shapes[i];
-    EXPECT_STREQ(prefill_fused_variant_name(prefill_fused_plan(s.M, s.N, s.K)), s.plan)
-        << s.M << " x " << s.N << " x " << s.K;
     const bool odd = i % 2 == 1, odd_pair = (i / 2) % 2 == 1;
-    run_fused(backend(), fused_case(s.M, s.N, s.K, DType::fp16, !odd_pair, !odd, 3));
-    run_fused(backend(), fused_case(s.M, s.N, s.K, DType::bf16, odd_pair, odd, 4));
+    for (bool with_wgmma : {true, false}) {
+      if (with_wgmma && !wgmma) continue;
+      if (!with_wgmma && wgmma && std::string(s.plan) == s.wgmma_plan) continue;
+      EXPECT_STREQ(prefill_fused_variant_name(prefill_fused_plan(s.M, s.N, s.K, with_wgmma)),
+                   with_wgmma ? s.wgmma_plan : s.plan)
+          << s.M << " x " << s.N << " x " << s.K;
+      for (CaseSpec c : {fused_case(s.M, s.N, s.K, DType::fp16, !odd_pair, !odd, 3),
+                         fused_case(s.M, s.N, s.K, DType::bf16, odd_pair, odd, 4)}) {
+        if (!with_wgmma && wgmma) c.options.simulated_caps = Caps{90, false, false, "host"};
+        const CaseRun run = run_fused(backend(), c);
+        EXPECT_EQ(run.decision.variant, with_wgmma ? s.wgmma_plan : s.plan) << c.name();
+      }
+    }
   }
 }
 
@@ -135,8 +153,8 @@ TEST(PrefillFusedShape, MTilesPastTheGridLimitLoop) {
 // across blocks only while the blocks over M and N leave SMs idle, never
 // into slices of less than a step or parts over half the scratch.
 TEST(PrefillFusedPlan, ShapeByMSlicesByTheBlocksLeft) {
-  const auto plan = [](int64_t M, int64_t N, int64_t K) {
-    return std::string(prefill_fused_variant_name(prefill_fused_plan(M, N, K)));
+  const auto plan = [](int64_t M, int64_t N, int64_t K, bool wgmma = false) {
+    return std::string(prefill_fused_variant_name(prefill_fused_plan(M, N, K, wgmma)));
   };
   EXPECT_EQ(plan(16, 4096, 4096), "m16n64/k2");   // 64 blocks on 132 SMs: 2 x 64
   EXPECT_EQ(plan(17, 4096, 4096), "m32n128/k4");  // 32 blocks: 4 x 32 of 132
@@ -150,17 +168,30 @@ TEST(PrefillFusedPlan, ShapeByMSlicesByTheBlocksLeft) {
   EXPECT_EQ(plan(16, 16896, 4096), "m16n64");    // 264 blocks: two waves, no split
   EXPECT_EQ(plan(16, 64, 128), "m16n64");        // one step: nothing to split
   EXPECT_EQ(plan(64, 7, 2304), "m64n128/k8");    // at most 8 slices
+  // With wgmma: the same up to M = 64, then w128n128 (one block an SM) with
+  // the most slices that fit one wave, the splits the H200 measured fastest
+  // (PERF.md: k4, k1, k4 at M = 128 on the three msweep shapes).
+  EXPECT_EQ(plan(64, 4096, 14336, true), "m64n128/k4");
+  EXPECT_EQ(plan(65, 4096, 4096, true), "w128n128/k4");   // 32 blocks: 4 x 32 of 132
+  EXPECT_EQ(plan(128, 4096, 4096, true), "w128n128/k4");  // the most slices in one wave
+  EXPECT_EQ(plan(128, 14336, 4096, true), "w128n128");    // 112 blocks
+  EXPECT_EQ(plan(128, 4096, 14336, true), "w128n128/k4");
+  EXPECT_EQ(plan(256, 4096, 4096, true), "w128n128/k2");
+  EXPECT_EQ(plan(512, 4096, 4096, true), "w128n128");
   // Never a slice without a step, never parts over half the [N, K] scratch.
-  for (int64_t M : {9, 16, 33, 64, 100, 300}) {
-    for (int64_t K : {128, 256, 384, 1024, 4096}) {
-      const FusedPlan p = prefill_fused_plan(M, 96, K);
-      EXPECT_LE(p.k_slices, K / 128) << M << " x " << K;
-      EXPECT_LE(4 * M * p.k_slices, std::max<int64_t>(K, 4 * M)) << M << " x " << K;
+  for (bool wgmma : {false, true}) {
+    for (int64_t M : {9, 16, 33, 64, 100, 300}) {
+      for (int64_t K : {128, 256, 384, 1024, 4096}) {
+        const FusedPlan p = prefill_fused_plan(M, 96, K, wgmma);
+        EXPECT_LE(p.k_slices, K / 128) << M << " x " << K;
+        EXPECT_LE(4 * M * p.k_slices, std::max<int64_t>(K, 4 * M)) << M << " x " << K;
+      }
     }
   }
-  EXPECT_EQ(prefill_fused_workspace_bytes(64, 64, prefill_fused_plan(64, 64, 1024)),
+  EXPECT_EQ(prefill_fused_workspace_bytes(64, 64, prefill_fused_plan(64, 64, 1024, false)),
             std::size_t{2} * 64 * 64 * 4 + 16);
-  EXPECT_EQ(prefill_fused_workspace_bytes(512, 4096, prefill_fused_plan(512, 4096, 4096)), 0u);
+  EXPECT_EQ(prefill_fused_workspace_bytes(512, 4096, prefill_fused_plan(512, 4096, 4096, false)),
+            0u);
 }
 
 // Every (row, chunk) of a stage has its own 16-byte slot, inside its row's
@@ -225,6 +256,42 @@ TEST(PrefillFusedLayout, AQuarterWarpsReadsHitEveryBankOnce) {
   expect_reads_hit_every_bank_once<PrefillFusedM32N128>();
   expect_reads_hit_every_bank_once<PrefillFusedM64N128>();
   expect_reads_hit_every_bank_once<PrefillFusedM128N128>();
+}
+
+// prefill_wgmma.cuh's stage: A's rows are wgmma's B tile (device_ctx.cuh:
+// row r's k-chunk j at (r / 8) * 1024 + (r % 8) * 128 + 16 (j ^ r % 8) of a
+// 1024-byte-aligned half), every (row, chunk) of A and W has its own slot,
+// the scales follow, and a quarter-warp's 16-byte reads of W's rows (rows g
+// and g + 8 of a warp, pitch kWRowPitch) hit every bank once.
+TEST(PrefillWgmmaLayout, AIsWgmmasSwizzledTileAndSlotsTileTheStage) {
+  using F = PrefillWgmma;
+  std::set<uint32_t> slots;
+  for (uint32_t r = 0; r < F::kTileRows; ++r) {
+    for (uint32_t c = 0; c < 16; ++c) {
+      const uint32_t half = c / 8, j = c % 8;
+      EXPECT_EQ(F::a_offset(r, c),
+                half * F::kAHalfBytes + (r / 8) * 1024 + (r % 8) * 128 + 16 * (j ^ (r % 8)))
+          << "row " << r << ", chunk " << c;
+      slots.insert(F::a_offset(r, c));
+    }
+  }
+  EXPECT_EQ(F::kAHalfBytes % 1024, 0u);
+  for (uint32_t r = 0; r < F::kTileCols; ++r) {
+    for (uint32_t c = 0; c < F::kWRowBytes / 16; ++c) slots.insert(F::w_offset(r) + 16 * c);
+    EXPECT_GE(F::w_offset(r), F::kABytes);
+  }
+  EXPECT_EQ(slots.size(), F::kTileRows * 16 + F::kTileCols * F::kWRowBytes / 16);
+  EXPECT_GE(F::scale_offset(0), F::w_offset(F::kTileCols - 1) + F::kWRowBytes);
+  EXPECT_LE(F::scale_offset(F::kTileCols - 1) + F::kScaleRowBytes, F::kStageBytes);
+  EXPECT_EQ(F::kStageBytes % 1024, 0u);
+  for (uint32_t c = 0; c < F::kWRowBytes / 16; ++c) {
+    std::bitset<32> banks;
+    for (uint32_t lane = 0; lane < 8; ++lane) {  // rows g = 0, 1 of the quarter's lanes read alike
+      const uint32_t w = F::w_offset(lane) + 16 * c;
+      for (uint32_t word = 0; word < 4; ++word) banks.set((w / 4 + word) % 32);
+    }
+    EXPECT_TRUE(banks.all()) << "W chunk " << c << ": banks " << banks;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FusedOnBackend, ::testing::ValuesIn(nvh::backend_names()),

@@ -11,19 +11,19 @@
 namespace nvfp4 {
 
 void run_empty_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem,
-                     void* scratch);
+                     const Caps& caps, void* scratch);
 void run_gemv_mma_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem,
-                        void* scratch);
+                        const Caps& caps, void* scratch);
 void run_gemv_scalar_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem,
-                           void* scratch);
+                           const Caps& caps, void* scratch);
 void run_native_sm120_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem,
-                            void* scratch);
+                            const Caps& caps, void* scratch);
 void run_prefill_fused_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem,
-                             void* scratch);
+                             const Caps& caps, void* scratch);
 void run_prefill_vec8_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem,
-                            void* scratch);
+                            const Caps& caps, void* scratch);
 void run_prefill_scalar_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem,
-                              void* scratch);
+                              const Caps& caps, void* scratch);
 
 // What the GEMV-shaped kernels read and write, from a call's arguments.
 GemvOperands gemv_operands(const MatmulArgs& args, const Problem& problem);

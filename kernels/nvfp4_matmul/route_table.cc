@@ -126,18 +126,30 @@ constexpr RoutePredicate kFusedK128{
     [](const Problem& p, const Caps&) { return p.K % 128 == 0; }, "fused_k_not_multiple_of_128"};
 // The crossover with prefill_vec8 (dequant + cuBLAS GEMM), measured on the
 // H200 by `nvfp4-harness bench` (msweep group; bf16 with bias, kernel time of
-// calls back to back; PERF.md "prefill_fused"), first at 11:42 UTC
-// 2026-12-01 and again, with the K-slice sum launched to overlap, at 00:35
-// UTC 2026-12-02 (bench/nvfp4_matmul/results/h200-bench.json): prefill_fused
-// is faster at M = 9, 16, 32 and 64 on all three shapes (M = 64: 4096x4096
-// 19.0 against 24.2 us, 14336x4096 42.7 against 79.9, 4096x14336 40.0
-// against 82.7); at M = 128 it is slower on 14336x4096 (82.5 against 80.5)
-// and within 2 % on 4096x4096 (27.8 against 28.4), and every M >= 256 is
-// slower on all three. A prefers, not a need: forcing takes it at any M.
+// calls back to back; PERF.md "prefill_fused"). With mma.sync alone, first
+// at 11:42 UTC 2026-12-01 and again, with the K-slice sum launched to
+// overlap, at 00:35 UTC 2026-12-02 (bench/nvfp4_matmul/results/h200-bench.json):
+// prefill_fused is faster at M = 9, 16, 32 and 64 on all three shapes (M =
+// 64: 4096x4096 19.0 against 24.2 us, 14336x4096 42.7 against 79.9,
+// 4096x14336 40.0 against 82.7); at M = 128 it is slower on 14336x4096 (82.5
+// against 80.5) and within 2 % on 4096x4096 (27.8 against 28.4). With the
+// wgmma kernel above M = 64 (Caps::wgmma), in the call of 09:01 UTC
+// 2026-12-02 (PERF.md, "prefill_fused with wgmma";
+// results/h200-bench-wgmma.json, h200-msweep-crossover-wgmma.json) it is
+// faster at M = 96 and 128 on all three shapes (M = 128: 4096x4096 23.2
+// against 28.2 us, 14336x4096 59.3 against 80.6, 4096x14336 55.4 against
+// 84.5) and slower at M = 129, its second 128-row tile (47.4 against 26.9
+// on 4096x4096), and at every M from 256. A prefers, not a need: forcing
+// takes it at any M.
 constexpr RoutePredicate kFusedMAtMostCrossover{
-    "M <= 64", [](const Problem& p, const Caps&) { return value("M", p.M); },
-    [](const Problem& p, const Caps&) { return p.M <= kFusedMaxM; }, "fused_m_above_crossover"};
-static_assert(kFusedMaxM == 64, "kFusedMAtMostCrossover's statement says 64");
+    "M <= 64, or M <= 128 with wgmma",
+    [](const Problem& p, const Caps& c) {
+      return value("M", p.M) + (c.wgmma ? ", wgmma" : ", no wgmma");
+    },
+    [](const Problem& p, const Caps& c) { return p.M <= fused_max_m(c); },
+    "fused_m_above_crossover"};
+static_assert(kFusedMaxM == 64 && kFusedMaxMWgmma == 128,
+              "kFusedMAtMostCrossover's statement says 64 and 128");
 constexpr RoutePredicate kFusedSm80{
     "sm >= 80", [](const Problem&, const Caps& c) { return value("sm", c.sm); },
     [](const Problem&, const Caps& c) { return c.sm >= kMinMmaSm; }, "fused_sm_below_80"};
@@ -187,7 +199,7 @@ constexpr const RoutePredicate* kFusedChain[] = {
 constexpr const RoutePredicate* kVec8Needs[] = {&kMPositive, &kNPositive, &kKPositive,
                                                 &kEvenBlock, &kK8,        &kVec8Aligned};
 
-const char* gemv_scalar_variant(const Problem& p) {
+const char* gemv_scalar_variant(const Problem& p, const Caps&) {
   switch (gemv_scalar_rows_per_warp(p.N)) {
     case 4:
       return "rows4";
@@ -200,13 +212,13 @@ const char* gemv_scalar_variant(const Problem& p) {
 
 // gemv_mma's layout: the route's own, or 8 tiles a block over slices of K
 // (gemv_mma_slices.cuh).
-const char* gemv_mma_variant(const Problem& p) {
+const char* gemv_mma_variant(const Problem& p, const Caps&) {
   return GemvMmaSlices::variant_name(GemvMmaSlices::slices_for(p.M, p.N, p.K));
 }
 
 // prefill_fused's block shape and K slices (prefill_fused_plan.h).
-const char* prefill_fused_variant(const Problem& p) {
-  return prefill_fused_variant_name(prefill_fused_plan(p.M, p.N, p.K));
+const char* prefill_fused_variant(const Problem& p, const Caps& caps) {
+  return prefill_fused_variant_name(prefill_fused_plan(p.M, p.N, p.K, caps.wgmma));
 }
 
 // ---------------------------------------------------------------------------
@@ -214,7 +226,7 @@ const char* prefill_fused_variant(const Problem& p) {
 
 constexpr RouteRow kRows[] = {
     {Route::empty, "empty", kEmptyNeeds, false, nullptr, kNonEmpty,
-     [](const Problem&) { return "fill"; }, run_empty_route, false, nullptr, false},
+     [](const Problem&, const Caps&) { return "fill"; }, run_empty_route, false, nullptr, false},
     {Route::gemv_mma,
      "gemv_mma",
      kGemvMmaNeeds,
@@ -234,7 +246,7 @@ constexpr RouteRow kRows[] = {
      true,
      "native_opted_in",
      {},
-     [](const Problem&) { return "cublaslt_block_scaled_fp4"; },
+     [](const Problem&, const Caps&) { return "cublaslt_block_scaled_fp4"; },
      run_native_sm120_route,
      false,
      native_sm120_missing_capability,
@@ -252,9 +264,11 @@ constexpr RouteRow kRows[] = {
      true,
      kFusedPrefers},
     {Route::prefill_vec8, "prefill_vec8", kVec8Needs, false, nullptr, kFusedChain,
-     [](const Problem&) { return "vec8"; }, run_prefill_vec8_route, true, nullptr, true},
+     [](const Problem&, const Caps&) { return "vec8"; }, run_prefill_vec8_route, true, nullptr,
+     true},
     {Route::prefill_scalar, "prefill_scalar", kNonEmpty, false, nullptr, kVec8Needs,
-     [](const Problem&) { return "scalar"; }, run_prefill_scalar_route, true, nullptr, true},
+     [](const Problem&, const Caps&) { return "scalar"; }, run_prefill_scalar_route, true, nullptr,
+     true},
 };
 constexpr std::size_t kRowCount = sizeof(kRows) / sizeof(kRows[0]);
 

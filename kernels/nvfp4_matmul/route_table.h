@@ -60,10 +60,12 @@ struct PredicateList {
   const RoutePredicate* first_failure(const Problem& p, const Caps& caps) const;
 };
 
-// How a route runs a described problem on a backend. `scratch` is the
-// prefill routes' dequant target (null for the others).
+// How a route runs a described problem on a backend. `caps`: what the
+// dispatcher decided with (run_matmul clears wgmma where the device lacks
+// it), which prefill_fused's plan reads. `scratch` is the prefill routes'
+// dequant target (null for the others).
 using RouteRunner = void (*)(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem,
-                             void* scratch);
+                             const Caps& caps, void* scratch);
 
 struct RouteRow {
   Route route;
@@ -74,8 +76,10 @@ struct RouteRow {
   // The predicates whose first failure names the reason code when taken_for
   // is null: the needs of the route this one stands in for.
   PredicateList passed_over;
-  // The kernel variant for the route log ("rows4"); a string literal.
-  const char* (*variant)(const Problem&);
+  // The kernel variant for the route log ("rows4"); a string literal. Caps:
+  // the device the route runs on (prefill_fused's plan takes wgmma's kernel
+  // where it has it).
+  const char* (*variant)(const Problem&, const Caps&);
   RouteRunner run;
   bool needs_scratch;  // dequantizes into an [N, K] scratch first (run_matmul provides one)
   // The capability this device lacks to run the route ("" when it has it),

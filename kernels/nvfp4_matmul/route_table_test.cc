@@ -82,7 +82,7 @@ TEST(RouteTable, ListingNamesEveryRouteItsReasonsAndNeeds) {
       << text;
   EXPECT_NE(text.find("prefill_fused: fused_mma\n  needs: M > 0; N > 0; K > 0; block_size == 16; "
                       "A and B 16-byte, weight_scale 4-byte aligned; K % 128 == 0; sm >= 80\n"
-                      "  taken (not forced) only where: M <= 64\n"),
+                      "  taken (not forced) only where: M <= 64, or M <= 128 with wgmma\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("prefill_scalar: odd_block_size k_not_multiple_of_8 unaligned\n  needs: M > "
@@ -119,7 +119,7 @@ TEST(RouteTable, FlagsAreDesignMdsTable) {
     EXPECT_EQ(row.needs_scratch, f.needs_scratch) << row.name;
     EXPECT_EQ(row.missing_capability != nullptr, f.gated) << row.name;
     EXPECT_EQ(row.cross_checked, f.cross_checked) << row.name;
-    EXPECT_STREQ(row.variant(p), f.variant) << row.name;
+    EXPECT_STREQ(row.variant(p, Caps{}), f.variant) << row.name;
   }
 }
 
@@ -190,6 +190,11 @@ Meaning write_meaning(const std::string& statement) {
       {"block-scaled FP4 matmul available",
        {[](const Problem&, const Caps& c) { return c.native_fp4; },
         [](const Problem&, const Caps&) { return ""; }}},
+      {"M <= 64, or M <= 128 with wgmma",
+       {[](const Problem& p, const Caps& c) { return p.M <= 64 || (c.wgmma && p.M <= 128); },
+        [](const Problem& p, const Caps& c) {
+          return "M = " + std::to_string(p.M) + (c.wgmma ? ", wgmma" : ", no wgmma");
+        }}},
       {"block_size even",
        {[](const Problem& p, const Caps&) { return p.block_size % 2 == 0; },
         [](const Problem& p, const Caps&) {
@@ -259,10 +264,11 @@ std::string needs_text(const RouteRow& row, const Problem& p, const Caps& caps,
   return out + (count == 1 ? " holds" : " hold");
 }
 
-Caps device(int sm, bool native_fp4) {
+Caps device(int sm, bool native_fp4, bool wgmma = false) {
   Caps c;
   c.sm = sm;
   c.native_fp4 = native_fp4;
+  c.wgmma = wgmma;
   c.backend = "cuda";
   return c;
 }
@@ -270,7 +276,8 @@ Caps device(int sm, bool native_fp4) {
 // Problems around every predicate's edge, on devices around every capability edge.
 std::vector<Problem> problems() {
   std::vector<Problem> out;
-  for (int64_t M : {int64_t{0}, int64_t{1}, int64_t{8}, int64_t{9}, kFusedMaxM, kFusedMaxM + 1})
+  for (int64_t M : {int64_t{0}, int64_t{1}, int64_t{8}, int64_t{9}, kFusedMaxM, kFusedMaxM + 1,
+                    kFusedMaxMWgmma, kFusedMaxMWgmma + 1})
     for (int64_t N : {0, 48, 64})
       for (int64_t K : {0, 40, 48, 64, 96, 128, 256, 260})
         for (int64_t bs : {15, 16, 32})
@@ -293,10 +300,10 @@ std::vector<Problem> problems() {
 }
 
 const std::vector<Caps>& devices() {
-  static const std::vector<Caps> all = {device(75, false),  device(79, false), device(80, false),
-                                        device(90, false),  device(100, true), device(119, true),
-                                        device(120, false), device(120, true), device(129, true),
-                                        device(130, true)};
+  static const std::vector<Caps> all = {
+      device(75, false),       device(79, false), device(80, false), device(90, false),
+      device(90, false, true), device(100, true), device(119, true), device(120, false),
+      device(120, true),       device(129, true), device(130, true)};
   return all;
 }
 

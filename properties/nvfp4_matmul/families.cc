@@ -18,6 +18,7 @@
 #include "kernels/nvfp4_matmul/nvfp4_matmul.h"
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused_plan.h"
+#include "kernels/nvfp4_matmul/prefill_fused_shapes.cuh"
 #include "kernels/nvfp4_matmul/prefill_scalar.cuh"
 #include "kernels/nvfp4_matmul/prefill_vec8.cuh"
 #include "kernels/nvfp4_matmul/scale_layout.h"
@@ -1231,33 +1232,64 @@ FusedFacts fused_facts(FusedShape shape) {
     return FusedFacts{F::kTileRows, F::kTileCols, F::kKWarps, F::kStages};
   });
 }
-FusedPlan fused_plan(const CaseSpec& s) { return prefill_fused_plan(s.M, s.N, s.K); }
-// prefill_fused ran its own kernel (not the GEMV-shaped path of its plan).
-bool took_fused_kernel(const CaseSpec& s, const CaseVerdict& v) {
-  return took(v, Route::prefill_fused) && fused_plan(s).gemv_slices == 1;
+// The plan prefill_fused ran, read back from the variant it logged
+// ("w128n128/k4"; "gemv16/slices3" for the GEMV-shaped path): what ran,
+// whichever caps the plan was made with (prefill_fused_plan.h).
+FusedPlan fused_plan(const CaseVerdict& v) {
+  if (v.decision.variant.rfind("gemv", 0) == 0) return {FusedShape::m16n64, 1, 2};
+  for (FusedShape shape : {FusedShape::m16n64, FusedShape::m32n128, FusedShape::m64n128,
+                           FusedShape::m128n128, FusedShape::w128n128}) {
+    for (int32_t k = 1; k <= kFusedMaxKSlices; ++k) {
+      if (v.decision.variant == prefill_fused_variant_name({shape, k})) return {shape, k};
+    }
+  }
+  return {FusedShape::m16n64, 0};  // no plan: not prefill_fused's variant
 }
-FusedFacts fused_facts(const CaseSpec& s) { return fused_facts(fused_plan(s).shape); }
+// prefill_fused ran its own kernel (not the GEMV-shaped path of its plan).
+bool took_fused_kernel(const CaseVerdict& v) {
+  return took(v, Route::prefill_fused) && fused_plan(v).gemv_slices == 1 &&
+         fused_plan(v).k_slices > 0;
+}
+FusedFacts fused_facts(const CaseVerdict& v) { return fused_facts(fused_plan(v).shape); }
 
 // Aims for what the fused kernel's own sizes decide (prefill_fused.cuh,
 // prefill_fused_plan.h): each block shape, K split across blocks, a stage
 // of fewer steps than the block's K warps, more stages than its pipeline
 // holds, several blocks over M and over N, rows of W past N in the last
 // block, and M at the crossover.
+// w128n128 needs a device with wgmma (the host executor has it); elsewhere
+// its cases run the mma.sync plan, which meets the aim there.
 std::size_t fused_shape_aim(Family& f, FusedShape shape) {
   const FusedFacts facts = fused_facts(shape);
   const FusedPlan plan{shape, 1};
+  const bool wgmma = shape == FusedShape::w128n128;
   return add_aim(f,
                  std::string("prefill_fused in blocks of shape ") +
                      prefill_fused_variant_name(plan) + " (" + str(facts.k_warps) + " K warps, " +
-                     str(facts.stages) + " stages)",
-                 [shape](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
-                   return took_fused_kernel(s, v) && fused_plan(s).shape == shape;
+                     str(facts.stages) + " stages)" + (wgmma ? ", where the device has wgmma" : ""),
+                 [shape, wgmma](const CaseSpec&, const CaseVerdict& v, const AimContext& c) {
+                   if (wgmma && !c.wgmma) return took_fused_kernel(v);
+                   return took_fused_kernel(v) && fused_plan(v).shape == shape;
                  });
 }
 
+// Caps that decide as an sm_90 device without wgmma, so that prefill_fused
+// runs its mma.sync shapes above M = 64 on every backend.
+Caps without_wgmma() {
+  Caps c;
+  c.sm = 90;
+  return c;
+}
+Caps with_wgmma() {
+  Caps c;
+  c.sm = 90;
+  c.wgmma = true;
+  return c;
+}
+
 // The steps of K the largest slice holds.
-int64_t fused_slice_steps(const CaseSpec& s) {
-  const int64_t slices = fused_plan(s).k_slices;
+int64_t fused_slice_steps(const CaseSpec& s, const CaseVerdict& v) {
+  const int64_t slices = fused_plan(v).k_slices;
   return (s.K / 128 + slices - 1) / slices;
 }
 
@@ -1268,45 +1300,56 @@ Family prefill_fused() {
            {},
            rc::gen::just(CaseSpec{}),
            {}};  // random is set below
-  const std::size_t blocks[4] = {
+  const std::size_t blocks[5] = {
       fused_shape_aim(f, FusedShape::m16n64), fused_shape_aim(f, FusedShape::m32n128),
-      fused_shape_aim(f, FusedShape::m64n128), fused_shape_aim(f, FusedShape::m128n128)};
+      fused_shape_aim(f, FusedShape::m64n128), fused_shape_aim(f, FusedShape::m128n128),
+      fused_shape_aim(f, FusedShape::w128n128)};
   const auto split =
       add_aim(f, "prefill_fused splits K across blocks: parts, then prefill_fused_sum",
               [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
-                return took_fused_kernel(s, v) && fused_plan(s).k_slices > 1;
+                return took_fused_kernel(v) && fused_plan(v).k_slices > 1;
               });
   const auto short_stage = add_aim(
       f, "prefill_fused's slice ends in a stage of fewer 128-k steps than its K warps",
       [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
-        return took_fused_kernel(s, v) && fused_slice_steps(s) % fused_facts(s).k_warps != 0;
+        return took_fused_kernel(v) && fused_slice_steps(s, v) % fused_facts(v).k_warps != 0;
       });
   const auto deep =
       add_aim(f, "prefill_fused streams more stages than its pipeline holds (kStages)",
               [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
-                const FusedFacts facts = fused_facts(s);
-                return took_fused_kernel(s, v) &&
-                       (fused_slice_steps(s) + facts.k_warps - 1) / facts.k_warps > facts.stages;
+                const FusedFacts facts = fused_facts(v);
+                return took_fused_kernel(v) &&
+                       (fused_slice_steps(s, v) + facts.k_warps - 1) / facts.k_warps > facts.stages;
               });
   const auto m_blocks = add_aim(f, "prefill_fused with more than one block over M",
                                 [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
-                                  return took_fused_kernel(s, v) && s.M > fused_facts(s).rows;
+                                  return took_fused_kernel(v) && s.M > fused_facts(v).rows;
                                 });
   const auto n_past =
       add_aim(f, "prefill_fused with several blocks over N, the last holding rows of W past N",
               [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
-                const int64_t cols = fused_facts(s).cols;
-                return took_fused_kernel(s, v) && s.N > cols && s.N % cols != 0;
+                const int64_t cols = fused_facts(v).cols;
+                return took_fused_kernel(v) && s.N > cols && s.N % cols != 0;
               });
   const auto crossover =
       add_aim(f, "M == kFusedMaxM (" + str(kFusedMaxM) + "): prefill_fused for fused_mma",
               [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
                 return s.M == kFusedMaxM && took_reason(v, Route::prefill_fused, "fused_mma");
               });
+  const auto crossover_wgmma = add_aim(
+      f,
+      "M == kFusedMaxMWgmma (" + str(kFusedMaxMWgmma) + ") with wgmma: prefill_fused for fused_mma",
+      [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+        return s.M == kFusedMaxMWgmma && took_reason(v, Route::prefill_fused, "fused_mma");
+      });
   // Past the crossover (M > kFusedMaxM) the chain takes prefill_vec8, so the
-  // larger block shapes are forced (the crossover is a preference, not a need).
+  // larger block shapes are forced (the crossover is a preference, not a
+  // need), with caps without wgmma so that the mma.sync shapes run there.
   const auto force = [](CaseSpec c) {
-    if (c.M > kFusedMaxM) c.options.force_route = Route::prefill_fused;
+    if (c.M > kFusedMaxM) {
+      c.options.force_route = Route::prefill_fused;
+      c.options.simulated_caps = without_wgmma();
+    }
     return c;
   };
   aimed(f, make_case("", 9, 32, 128, 16, DType::fp16, true, false, 1), {blocks[0], short_stage});
@@ -1327,9 +1370,25 @@ Family prefill_fused() {
         {blocks[3], split, m_blocks});
   aimed(f, force(make_case("", 40, 8, 128, 16, DType::fp16, true, true, 9)), {blocks[2]});
   aimed(f, make_case("", kFusedMaxM, 8, 128, 16, DType::fp16, true, true, 9), {crossover});
+  // w128n128 (prefill_wgmma.cuh): half a tile of A, two blocks over N the
+  // last of 2 rows, K split; an odd stage count in slices; two blocks over
+  // M with more stages than its pipeline holds (forced past the crossover).
+  aimed(f, make_case("", 65, 130, 1280, 16, DType::bf16, true, false, 12),
+        {blocks[4], n_past, split});
+  aimed(f, make_case("", 128, 64, 1792, 16, DType::fp16, false, true, 13), {blocks[4], split});
+  {
+    CaseSpec c = make_case("", 130, 136, 1024, 16, DType::bf16, false, true, 14);
+    c.options.force_route = Route::prefill_fused;
+    aimed(f, c, {blocks[4], deep, n_past, m_blocks});
+  }
+  {
+    CaseSpec c = make_case("", kFusedMaxMWgmma, 8, 128, 16, DType::bf16, true, true, 15);
+    c.options.simulated_caps = with_wgmma();
+    aimed(f, c, {crossover_wgmma});
+  }
   // The GEMV-shaped path (gemv_mma_slices.cuh, two groups of A's rows).
   const auto gemv = [](const CaseSpec& s, const CaseVerdict& v) {
-    return took(v, Route::prefill_fused) && fused_plan(s).gemv_slices > 1;
+    return took(v, Route::prefill_fused) && fused_plan(v).gemv_slices > 1;
   };
   const auto gemv_one_row = add_aim(
       f,
@@ -1412,7 +1471,14 @@ Family fused_miss() {
     c.options.simulated_caps = simulated(kMinMmaSm - 1, false);
     aimed(f, c, {sm});
   }
-  aimed(f, make_case("", kFusedMaxM + 1, 8, 128, 16, DType::bf16, true, true, 8), {above});
+  {
+    CaseSpec c = make_case("", kFusedMaxM + 1, 8, 128, 16, DType::bf16, true, true, 8);
+    c.options.simulated_caps = without_wgmma();
+    aimed(f, c, {above});
+    c.M = kFusedMaxMWgmma + 1;
+    c.options.simulated_caps = with_wgmma();
+    aimed(f, c, {above});
+  }
   f.random = cases(
       f.name,
       [](const std::vector<int64_t>& d) {
@@ -1506,6 +1572,7 @@ AimContext aim_context(const nvh::Backend& backend) {
   c.kind = backend.kind();
   c.multiprocessors = backend.caps().multiprocessors;
   c.native_missing = native_sm120_missing_capability(device_caps(backend));
+  c.wgmma = device_caps(backend).wgmma;
   return c;
 }
 

@@ -38,6 +38,7 @@ struct AimContext {
   nvh::BackendKind kind = nvh::BackendKind::host;
   int multiprocessors = 0;     // as the launchers see it: 0 on the host executor
   std::string native_missing;  // what native_sm120 lacks here; "" where it runs
+  bool wgmma = false;          // the device has wgmma (Caps::wgmma): prefill_fused's w128n128 runs
 };
 AimContext aim_context(const nvh::Backend& backend);
 

@@ -127,7 +127,8 @@ std::string CaseSpec::name() const {
   if (options.force_route) o << "_force-" << route_name(*options.force_route);
   if (options.native_opt_in) o << "_native";
   if (options.simulated_caps)
-    o << "_sm" << options.simulated_caps->sm << (options.simulated_caps->native_fp4 ? "_fp4" : "");
+    o << "_sm" << options.simulated_caps->sm << (options.simulated_caps->native_fp4 ? "_fp4" : "")
+      << (options.simulated_caps->wgmma ? "_wgmma" : "");
   if (value_class != ValueClass::none) o << "_v-" << value_class_name(value_class);
   o << "_s" << seed;
   return o.str();
@@ -242,6 +243,7 @@ CaseSpec parse_case_name(const std::string& name) {
     Caps caps;
     caps.sm = in.number<int>("the simulated sm");
     caps.native_fp4 = in.take("_fp4");
+    caps.wgmma = in.take("_wgmma");
     s.options.simulated_caps = caps;
   }
   if (in.take("_v-"))

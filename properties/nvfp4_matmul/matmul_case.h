@@ -36,8 +36,9 @@ struct CaseSpec {
   ValueClass value_class = ValueClass::none;
 
   // "fp16_M9_N64_K128_bs16[_bias][_exact][_offA2_offB1_offS4][_offScale3_offGlobal4_offBias2_offY2]
-  //  [_force-x][_native][_sm120[_fp4]][_v-g_inf]_s1": every field that differs from its default, so
-  //  no two cases share a name (_fp4: the simulated device has native FP4; _v-: the value class).
+  //  [_force-x][_native][_sm120[_fp4][_wgmma]][_v-g_inf]_s1": every field that differs from its
+  //  default, so no two cases share a name (_fp4, _wgmma: the simulated device has native FP4,
+  //  wgmma; _v-: the value class).
   std::string name() const;
 };
 

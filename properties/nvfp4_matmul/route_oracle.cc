@@ -32,7 +32,8 @@ ExpectedRoute expected_route(const CaseSpec& s, const Caps& device) {
   }
 
   // Fused prefill: the GEMM that dequantizes on chip, where the bench measured
-  // it faster than dequant + GEMM (M <= 64 on the H200), with the GEMV's
+  // it faster than dequant + GEMM (on the H200 M <= 64, or M <= 128 with
+  // its wgmma kernel), with the GEMV's
   // block size and alignment, whole 128-k steps and mma.sync (sm >= 80).
   std::string why_not_fused;
   if (s.block_size != 16) {
@@ -43,7 +44,7 @@ ExpectedRoute expected_route(const CaseSpec& s, const Caps& device) {
     why_not_fused = "fused_k_not_multiple_of_128";
   } else if (caps.sm < 80) {
     why_not_fused = "fused_sm_below_80";
-  } else if (s.M > 64) {
+  } else if (s.M > (caps.wgmma ? 128 : 64)) {
     why_not_fused = "fused_m_above_crossover";
   } else {
     return {Route::prefill_fused, "fused_mma"};

@@ -113,6 +113,7 @@ AimContext aims_of(const nvh::BackendDescription& backend) {
   const json j = json::parse(backend.context);
   aims.multiprocessors = j.at("multiprocessors").get<int>();
   aims.native_missing = j.at("native_missing").get<std::string>();
+  aims.wgmma = j.at("wgmma").get<bool>();
   return aims;
 }
 
@@ -127,7 +128,9 @@ class Nvfp4Suite : public nvh::OperatorSuite {
   }
   std::string describe(const nvh::Backend& backend) const override {
     const AimContext aims = aim_context(backend);
-    return json{{"multiprocessors", aims.multiprocessors}, {"native_missing", aims.native_missing}}
+    return json{{"multiprocessors", aims.multiprocessors},
+                {"native_missing", aims.native_missing},
+                {"wgmma", aims.wgmma}}
         .dump();
   }
 

@@ -48,7 +48,7 @@ std::string fields(const CaseSpec& s) {
     << (s.options.force_route ? route_name(*s.options.force_route) : "-") << " "
     << s.options.native_opt_in << " " << value_class_name(s.value_class);
   if (const auto& c = s.options.simulated_caps)
-    o << " caps " << c->sm << " " << c->native_fp4 << " " << c->backend;
+    o << " caps " << c->sm << " " << c->native_fp4 << " " << c->wgmma << " " << c->backend;
   return o.str();
 }
 
@@ -109,13 +109,14 @@ TEST(CaseNames, EveryOptionalFieldRoundTrips) {
   Caps caps;
   caps.sm = 121;
   caps.native_fp4 = true;
+  caps.wgmma = true;
   s.options.simulated_caps = caps;
   s.value_class = ValueClass::scale_nan_7f;
   const std::string name = s.name();
   EXPECT_EQ(name,
             "bf16_M9_N64_K128_bs16_bias_exact_offA2_offB1_offS4_offScale3_offGlobal4_offBias2_"
             "offY6_force-native_sm120_"
-            "native_sm121_fp4_v-scale_nan_7f_s18446744073709551615");
+            "native_sm121_fp4_wgmma_v-scale_nan_7f_s18446744073709551615");
   EXPECT_EQ(fields(parse_case_name(name)), fields(s));
   for (Route r : kAllRoutes) {
     CaseSpec forced = make_case("adhoc", 1, 2, 32, 16, DType::fp16, false);

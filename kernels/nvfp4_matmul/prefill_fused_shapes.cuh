@@ -1,0 +1,54 @@
+// prefill_fused's kernels by the plan's FusedShape (prefill_fused_plan.h):
+// the mma.sync block shapes (prefill_fused.cuh) and the wgmma kernel
+// (prefill_wgmma.cuh).
+#pragma once
+
+#include <type_traits>
+
+#include "harness/launch.h"
+#include "kernels/nvfp4_matmul/prefill_fused.cuh"
+#include "kernels/nvfp4_matmul/prefill_fused_plan.h"
+#include "kernels/nvfp4_matmul/prefill_wgmma.cuh"
+
+namespace nvfp4 {
+
+// The type a plan's FusedShape names, as f's argument (a tag: its `type`),
+// so that every place that needs the shape's kernel type (to launch it, to
+// read its sizes) switches over FusedShape here, once.
+template <class Kernel>
+struct FusedShapeTag {
+  using type = Kernel;
+};
+template <class F>
+decltype(auto) with_fused_shape(FusedShape shape, F&& f) {
+  switch (shape) {
+    case FusedShape::m16n64:
+      return f(FusedShapeTag<PrefillFusedM16N64>{});
+    case FusedShape::m32n128:
+      return f(FusedShapeTag<PrefillFusedM32N128>{});
+    case FusedShape::m64n128:
+      return f(FusedShapeTag<PrefillFusedM64N128>{});
+    case FusedShape::w128n128:
+      return f(FusedShapeTag<PrefillWgmma>{});
+    default:
+      return f(FusedShapeTag<PrefillFusedM128N128>{});
+  }
+}
+
+// Launches a shape's kernel. The wgmma shape is a kernel a kind
+// (PrefillWgmmaOf), picked here by the operands' kind.
+template <class Fused>
+void launch_fused(nvh::Backend& backend, const nvh::LaunchShape& shape,
+                  const PrefillFusedParams& params) {
+  if constexpr (std::is_same_v<Fused, PrefillWgmma>) {
+    if (params.kind == nvh::HalfKind::fp16) {
+      nvh::launch<PrefillWgmmaOf<nvh::HalfKind::fp16>>(backend, shape, params);
+    } else {
+      nvh::launch<PrefillWgmmaOf<nvh::HalfKind::bf16>>(backend, shape, params);
+    }
+  } else {
+    nvh::launch<Fused>(backend, shape, params);
+  }
+}
+
+}  // namespace nvfp4

@@ -1,0 +1,351 @@
+// prefill_fused's warpgroup-mma kernel (FusedShape::w128n128): the same
+// operator as prefill_fused.cuh (packed weights decoded on chip, no
+// scratch, fp32 sums, the contract's weights) with sm_90a's wgmma in place
+// of mma.sync, for M > 64 where the plan takes it (prefill_fused_plan.h).
+//
+// Roles: Y^T = W A^T. The weights take wgmma's A slot, from registers: each
+// of a block's two warpgroups owns 64 rows of W, each of its warps 16, in
+// mma.m16n8k16's A fragment layout. The activations take the B slot, from
+// shared memory: 128 rows of A (wgmma's N = 128) of one 64-k half of a
+// stage, 128 bytes a row in the 128-byte-swizzled layout wgmma reads
+// (device_ctx.cuh), copied there with cp.async as they are in memory. So
+// A's k order is fixed, and each lane (g, t) must feed k = 2t, 2t + 1 of
+// every 8 k of its two rows g and g + 8: byte t of every 4-byte word of the
+// row's packed codes. A warp's rows of a stage (64 bytes each) sit in shared
+// memory too; a lane reads its rows' four 16-byte chunks whole (the four
+// lanes of a quad read the same addresses: one broadcast) and picks byte t
+// of each word with prmt. Such a byte holds the codes of k and k + 1 in its
+// two nibbles, while SpreadDecode pairs codes i and i + 4 of a word; one
+// nibble shuffle (unshuffle_nibbles) puts a word's even codes in its low
+// half and its odd codes in its high half, so that SpreadDecode's pair i is
+// byte i's two codes, low k in the low half, as the A fragment has them.
+//
+// Weights follow the contract on gemv_mma's two paths, chosen per thread
+// from g = weight_scale_2 (the same for every thread): fast for g = 2^e in
+// the dtype's window (each pair times its E4M3 scale pair with one HMUL2,
+// the fp32 sum times 2^p at the end: GemvMma::FastScales), else the contract
+// path (each weight round_to_dtype(e2m1 * fl32(e4m3 * g)) in fp32). A
+// lane's rows need all 8 block scales of a stage, since its bytes span the
+// stage's 128 k.
+//
+// Pipeline: kStages stages of 128 k in shared memory, block-wide, one
+// barrier a stage. Before the barrier each thread waits for its own copies
+// and fences them for the async proxy (fence_proxy_async), which wgmma
+// reads through; after it, the block issues the copies of the stage
+// kStages - 2 ahead into the slot the stage two back used, decodes this
+// stage into one of two sets of A registers, issues its 8 wgmmas (2 halves
+// x 4 k16 steps) as one group, and waits until only that group is in
+// flight: the previous stage's wgmmas, which read the other set of
+// registers and the slot the next copies overwrite, have retired.
+//
+// K split across blocks and M tiles on grid.y past 65535: as
+// prefill_fused.cuh (Slice, k_slices, parts, prefill_fused_sum).
+#pragma once
+
+#include <cstdint>
+
+#include "harness/kernel_ctx.h"
+#include "harness/portable_math.h"
+#include "kernels/nvfp4_matmul/fp4_codec.cuh"
+#include "kernels/nvfp4_matmul/gemv_mma.cuh"
+#include "kernels/nvfp4_matmul/gemv_output.cuh"
+#include "kernels/nvfp4_matmul/prefill_fused.cuh"
+#include "kernels/nvfp4_matmul/probes.h"
+
+namespace nvfp4 {
+
+struct PrefillWgmma {
+  static constexpr int kWarpGroups = 2;
+  static constexpr uint32_t kMaxBlockThreads = 128 * kWarpGroups;
+  static constexpr int kTileRows = 128;               // rows of A a block holds (wgmma's N)
+  static constexpr int kTileCols = 64 * kWarpGroups;  // rows of W a block holds (wgmma's M)
+  static constexpr int64_t kStepK = 128;              // a stage's k
+  static constexpr int kKWarps = 1;  // warps along K per tile (the warpgroups split W's rows)
+  // Five stages of 37 KB (the most that fit; three ahead of the one being
+  // decoded). On the H200 (2026-12-02) this block shape, 128 x 128 with two
+  // warpgroups, beat one warpgroup per block (two blocks an SM, three stages)
+  // and a 256-row N at M = 128 to 512 (a standalone prototype of this
+  // kernel, timed beside cuBLAS and not kept).
+  static constexpr int kStages = 5;
+  static constexpr int kMinBlocksPerSM = 1;
+  static constexpr uint32_t kAHalfBytes = kTileRows * 128;  // one 64-k half of A's tile
+  static constexpr uint32_t kABytes = 2 * kAHalfBytes;
+  // A row of W's codes in a stage is 64 bytes; 80 apart, the 8 rows a
+  // quarter-warp reads at once fall on 8 different 16-byte bank groups.
+  static constexpr uint32_t kWRowBytes = 64, kWRowPitch = 80;
+  static constexpr uint32_t kWBytes = kTileCols * kWRowPitch;
+  static constexpr uint32_t kScaleRowBytes = kStepK / 16;  // 8
+  static constexpr uint32_t kScaleBytes = kTileCols * kScaleRowBytes;
+  // Stages start 1024-byte aligned: A's halves are wgmma's swizzled tiles.
+  static constexpr uint32_t kStageBytes = (kABytes + kWBytes + kScaleBytes + 1023) / 1024 * 1024;
+  // The stages, and 1024 bytes to align the first (dynamic shared memory
+  // is only 16-byte aligned).
+  static constexpr uint32_t kSharedBytes = kStages * kStageBytes + 1024;
+  static_assert(kSharedBytes <= 227 * 1024, "a block's shared memory on sm_90");
+  static constexpr int kSums = kTileRows / 2;  // accumulators a thread holds (wgmma's N / 2)
+
+  using Params = PrefillFusedParams;
+  static constexpr uint32_t kMaxGridRows = 65535;
+
+  NVH_HD static int64_t m_tiles(int64_t M) { return (M + kTileRows - 1) / kTileRows; }
+  static nvh::LaunchShape shape(const Params& p) {
+    nvh::LaunchShape s;
+    s.block = {kMaxBlockThreads, 1, 1};
+    const int64_t mt = m_tiles(p.M);
+    s.grid = {static_cast<uint32_t>((p.N + kTileCols - 1) / kTileCols),
+              static_cast<uint32_t>(mt < kMaxGridRows ? mt : kMaxGridRows),
+              static_cast<uint32_t>(p.k_slices)};
+    s.shared_bytes = kSharedBytes;
+    s.uses_collectives = true;
+    s.reads_shared_async = true;
+    return s;
+  }
+
+  using Slice = PrefillFusedM128N128::Slice;
+  static_assert(PrefillFusedM128N128::kStepK == kStepK, "the same slices as prefill_fused");
+  struct Tile {
+    int64_t m0, n0;
+    Slice slice;
+  };
+
+  // Byte offsets in a stage: A's 16-byte chunk c (0..15, 8 k each) of row r
+  // (half c / 8, chunk c % 8 swizzled by r % 8); W's row r; its scales.
+  NVH_HD static uint32_t a_offset(uint32_t r, uint32_t c) {
+    return (c / 8) * kAHalfBytes + r * 128 + (((c % 8) ^ (r % 8)) * 16);
+  }
+  NVH_HD static uint32_t w_offset(uint32_t r) { return kABytes + r * kWRowPitch; }
+  NVH_HD static uint32_t scale_offset(uint32_t r) { return kABytes + kWBytes + r * kScaleRowBytes; }
+
+  // The block copies stage `stage` of its slice into `slot`: 16 chunks of
+  // each of A's 128 rows, 4 of each of W's 128 rows, 2 words of scales a
+  // row. A thread copies the same chunk of rows 16 apart, so its offsets
+  // step by whole rows (the swizzle's row input, r % 8, stays). Rows past M
+  // or N copy the last row: a row meets only its own outputs, not stored.
+  template <class Ctx>
+  NVH_HD static void issue_stage(Ctx& ctx, const Params& p, const Tile& tile, int64_t stage,
+                                 uint8_t* slot) {
+    const uint32_t tid = ctx.thread_idx().x;
+    const int64_t k0 = (tile.slice.first + stage) * kStepK;
+    {
+      const uint32_t chunk = tid % 16, row0 = tid / 16;
+      const uint16_t* src = p.A + k0 + 8 * chunk;
+      NVH_UNROLL
+      for (uint32_t i = 0; i < kTileRows / (kMaxBlockThreads / 16); ++i) {
+        const uint32_t row = row0 + i * (kMaxBlockThreads / 16);
+        const int64_t m = tile.m0 + row < p.M ? tile.m0 + row : p.M - 1;
+        ctx.cp_async16(slot + a_offset(row, chunk), src + m * p.K);
+      }
+    }
+    {
+      const uint32_t chunk = tid % 4, row0 = tid / 4;
+      const uint8_t* src = p.packed + k0 / 2 + 16 * chunk;
+      NVH_UNROLL
+      for (uint32_t i = 0; i < kTileCols / (kMaxBlockThreads / 4); ++i) {
+        const uint32_t row = row0 + i * (kMaxBlockThreads / 4);
+        const int64_t n = tile.n0 + row < p.N ? tile.n0 + row : p.N - 1;
+        ctx.cp_async16(slot + w_offset(row) + 16 * chunk, src + n * (p.K / 2));
+      }
+    }
+    {
+      const uint32_t word = tid % 2, row = tid / 2;  // 256 threads, 128 rows of 2 words
+      const int64_t n = tile.n0 + row < p.N ? tile.n0 + row : p.N - 1;
+      ctx.cp_async4(slot + scale_offset(row) + 4 * word,
+                    p.scales + k0 / 16 + 4 * word + n * (p.K / 16));
+    }
+  }
+
+  // Codes 0..7 of a word as 0, 2, 4, 6 in its low half and 1, 3, 5, 7 in
+  // its high half: one swap of nibbles 1, 5 with 2, 6, then of bytes 1 and 2.
+  NVH_HD static uint32_t unshuffle_nibbles(uint32_t x) {
+    const uint32_t swap = (x ^ (x >> 4)) & 0x00F000F0u;
+    x = x ^ swap ^ (swap << 4);
+    return nvh::byte_perm(x, 0u, 0x3120u);
+  }
+
+  // The 8 block scales of a stage's row as each path uses them.
+  template <nvh::HalfKind kKind, bool kContract>
+  struct RowScales {
+    uint32_t pairs[8];  // fast: (s f, s f) for the HMUL2
+    float values[8];    // contract: fl32(e4m3 * g)
+    NVH_HD RowScales(uint32_t low4, uint32_t high4, float g) {
+      const uint32_t words[2] = {low4, high4};
+      NVH_UNROLL
+      for (int b = 0; b < 8; b += 2) {
+        const uint16_t two = static_cast<uint16_t>(words[b / 4] >> (8 * (b % 4)));
+        if constexpr (kContract) {
+          values[b] = dequant_scale(static_cast<uint8_t>(two), g);
+          values[b + 1] = dequant_scale(static_cast<uint8_t>(two >> 8), g);
+        } else {
+          SpreadDecode<kKind>::scale_pairs(two, GemvMma::kFastFactor<kKind>, pairs + b);
+        }
+      }
+    }
+    // Pair `pair` (two weights of block `block`) as the contract has them.
+    NVH_HD uint32_t weights(uint32_t pair, int block) const {
+      if constexpr (kContract) {
+        constexpr float kUnbias = kKind == nvh::HalfKind::fp16 ? 0x1p14f : 0x1p126f;
+        const float lo =
+            nvh::mul_rn(nvh::half_bits_to_float(static_cast<uint16_t>(pair), kKind), kUnbias);
+        const float hi =
+            nvh::mul_rn(nvh::half_bits_to_float(static_cast<uint16_t>(pair >> 16), kKind), kUnbias);
+        return nvh::pack_half2_rn(nvh::mul_rn(lo, values[block]), nvh::mul_rn(hi, values[block]),
+                                  kKind);
+      } else {
+        return nvh::mul_half2<kKind>(pair, pairs[block]);
+      }
+    }
+  };
+
+  // Lane (g, t)'s A registers of a stage: frag[s] for k16 step s (half s /
+  // 4, step s % 4), registers {row g, k 2t..} {row g + 8, k 2t..} {row g,
+  // k 2t + 8..} {row g + 8, k 2t + 8..}: chunk 2s, then 2s + 1, of each row.
+  template <nvh::HalfKind kKind, bool kContract>
+  NVH_HD NVH_INLINE static void decode_stage(const uint8_t* slot, uint32_t row0, uint32_t t,
+                                             float g, uint32_t frag[8][4]) {
+    const uint32_t pick = t | ((4 + t) << 4);  // byte t of two words, as bytes 0 and 1
+    NVH_UNROLL
+    for (int h = 0; h < 2; ++h) {
+      const uint32_t row = row0 + 8 * h;
+      const uint8_t* codes = slot + w_offset(row);
+      const RowScales<kKind, kContract> scales(nvh::load_generic_u32(slot + scale_offset(row)),
+                                               nvh::load_generic_u32(slot + scale_offset(row) + 4),
+                                               g);
+      NVH_UNROLL
+      for (int j = 0; j < 4; ++j) {
+        const nvh::U32x4 v = nvh::load_generic_u32x4(codes + 16 * j);  // chunks 4j..4j+3
+        const uint32_t bytes =
+            nvh::byte_perm(nvh::byte_perm(v.x, v.y, pick), nvh::byte_perm(v.z, v.w, pick), 0x5410u);
+        uint32_t pairs[4];
+        SpreadDecode<kKind>::pairs(unshuffle_nibbles(bytes), pairs);
+        NVH_UNROLL
+        for (int i = 0; i < 4; ++i) {
+          const int chunk = 4 * j + i;
+          frag[chunk / 2][2 * (chunk % 2) + h] = scales.weights(pairs[i], chunk / 2);
+        }
+      }
+    }
+  }
+
+  // Where a thread sits: its warpgroup's and warp's rows of W, its lane.
+  struct Place {
+    uint32_t wg, warp, g, t;
+    NVH_HD uint32_t w_row0() const { return 64 * wg + 16 * warp + g; }
+  };
+
+  // One stage: wait for its copies, fence them for wgmma, meet; copy the
+  // stage kStages - 2 ahead; decode; issue the 8 wgmmas; retire the last
+  // stage's.
+  template <nvh::HalfKind kKind, class Ctx>
+  NVH_HD NVH_INLINE static void run_stage(Ctx& ctx, const Params& p, const Tile& tile,
+                                          const Place& w, uint8_t* stages, int64_t s, int64_t count,
+                                          float g, bool contract, uint32_t frag[8][4],
+                                          float acc[kSums]) {
+    ctx.template cp_async_wait<kStages - 3>();
+    ctx.fence_proxy_async();
+    ctx.sync_threads();
+    const int64_t ahead = s + kStages - 2;
+    if (NVFP4_PROBE(ahead < count)) {
+      issue_stage(ctx, p, tile, ahead, stages + (ahead % kStages) * kStageBytes);
+    }
+    ctx.cp_async_commit();
+    uint8_t* slot = stages + (s % kStages) * kStageBytes;
+    // The path is a uniform branch around the decode alone: one stage loop
+    // and one set of fragments for both (two loops, one a path, spilled).
+    if (contract) {
+      decode_stage<kKind, true>(slot, w.w_row0(), w.t, g, frag);
+    } else {
+      decode_stage<kKind, false>(slot, w.w_row0(), w.t, g, frag);
+    }
+    ctx.wgmma_fence();
+    NVH_UNROLL
+    for (int step = 0; step < 8; ++step) {
+      ctx.template wgmma_m64k16<kTileRows>(
+          acc, frag[step], slot + (step / 4) * kAHalfBytes + (step % 4) * 32, kKind);
+    }
+    ctx.wgmma_commit();
+    ctx.template wgmma_wait<1>();
+  }
+
+  template <nvh::HalfKind kKind, class Ctx>
+  NVH_HD NVH_INLINE static void stream(Ctx& ctx, const Params& p, const Tile& tile, const Place& w,
+                                       float g, bool contract, float acc[kSums]) {
+    const auto base = reinterpret_cast<uintptr_t>(ctx.template shared_mem<uint8_t>());
+    uint8_t* stages = reinterpret_cast<uint8_t*>((base + 1023) / 1024 * 1024);
+    const int64_t count = tile.slice.end - tile.slice.first;
+    for (int64_t s = 0; s < kStages - 2; ++s) {
+      if (NVFP4_PROBE(s < count)) issue_stage(ctx, p, tile, s, stages + s * kStageBytes);
+      ctx.cp_async_commit();
+    }
+    // Two sets of A registers, the stage's and the one before's (still
+    // being read by its wgmmas): the loop unrolled by two keeps each set in
+    // registers.
+    uint32_t frag[2][8][4];
+    int64_t s = 0;
+    for (; NVFP4_PROBE(s + 1 < count); s += 2) {
+      run_stage<kKind>(ctx, p, tile, w, stages, s, count, g, contract, frag[0], acc);
+      run_stage<kKind>(ctx, p, tile, w, stages, s + 1, count, g, contract, frag[1], acc);
+    }
+    if (NVFP4_PROBE(s < count)) {
+      run_stage<kKind>(ctx, p, tile, w, stages, s, count, g, contract, frag[0], acc);
+    }
+    ctx.template wgmma_wait<0>();
+    ctx.template cp_async_wait<0>();
+  }
+
+  // Accumulator i: W row w_row0 + 8 ((i % 4) >= 2), A row 8 (i / 4) + 2t +
+  // i % 2 (device_ctx.cuh). One slice: Y (scaled, bias, one rounding);
+  // several: this slice's fp32 parts.
+  template <nvh::HalfKind kKind>
+  NVH_HD static void store(const Params& p, const Tile& tile, const Place& w, float restore,
+                           int64_t z, const float acc[kSums]) {
+    NVH_UNROLL
+    for (int i = 0; i < kSums; ++i) {
+      const int64_t n = tile.n0 + w.w_row0() + ((i % 4) >= 2 ? 8 : 0);
+      const int64_t m = tile.m0 + 8 * (i / 4) + 2 * w.t + (i % 2);
+      if (NVFP4_PROBE(m >= p.M || n >= p.N)) continue;
+      if (NVFP4_PROBE(p.k_slices == 1)) {
+        store_gemv_output<kKind>(p, nvh::mul_rn(acc[i], restore), m, n);
+      } else {
+        nvh::store_f32(p.parts + (z * p.M + m) * p.N + n, acc[i]);
+      }
+    }
+  }
+
+  template <nvh::HalfKind kKind, class Ctx>
+  NVH_HD static void run_tile(Ctx& ctx, const Params& p, const Tile& tile, const Place& w) {
+    float acc[kSums];
+    NVH_UNROLL
+    for (int i = 0; i < kSums; ++i) acc[i] = 0.0f;  // +0: the contract's sums start there
+    const float gs = nvh::load_generic_f32(p.global_scale);
+    const bool fast = GemvMma::fast_g<kKind>(gs);
+    stream<kKind>(ctx, p, tile, w, gs, !NVFP4_PROBE(fast), acc);
+    const float restore = fast ? GemvMma::fast_scales<kKind>(gs).restore : 1.0f;
+    store<kKind>(p, tile, w, restore, ctx.block_idx().z, acc);
+    ctx.sync_threads();  // the next tile's copies refill the stages
+  }
+
+  template <nvh::HalfKind kKind, class Ctx>
+  NVH_HD static void run_kind(Ctx& ctx, const Params& p) {
+    const uint32_t tid = ctx.thread_idx().x, lane = tid % 32;
+    const Place w{tid / 128, (tid / 32) % 4, lane / 4, lane % 4};
+    const int64_t n0 = int64_t{ctx.block_idx().x} * kTileCols;
+    const Slice slice = PrefillFusedM128N128::slice_of(p.K, p.k_slices, ctx.block_idx().z);
+    for (int64_t mt = ctx.block_idx().y; NVFP4_PROBE(mt < m_tiles(p.M)); mt += ctx.grid_dim().y) {
+      run_tile<kKind>(ctx, p, Tile{mt * kTileRows, n0, slice}, w);
+    }
+    ctx.launch_dependents();  // prefill_fused_sum, as prefill_fused.cuh says
+  }
+};
+
+// One kernel a kind (launch_fused, prefill_fused_shapes.cuh, picks it by
+// p.kind): with both kinds in one kernel ptxas gave it 255 registers and
+// spilled 3.5 KB a thread, where each kind alone fits (2026-12-02).
+template <nvh::HalfKind kKind>
+struct PrefillWgmmaOf : PrefillWgmma {
+  template <class Ctx>
+  NVH_HD static void body(Ctx& ctx, const Params& p) {
+    run_kind<kKind>(ctx, p);
+  }
+};
+
+}  // namespace nvfp4
