@@ -13,6 +13,7 @@
 
 #include "harness/backend_fixture.h"
 #include "kernels/nvfp4_matmul/gemv_mma.cuh"
+#include "kernels/nvfp4_matmul/prefill_vec8.cuh"
 #include "properties/nvfp4_matmul/matmul_case.h"
 #include "reference/nvfp4_matmul/dequant.h"
 
@@ -55,6 +56,30 @@ TEST_P(OnBackend, PrefillVec8MatchesTheReference) {
     run_and_check(backend(), spec(10, 3, 24, 16, t),
                   Route::prefill_vec8);  // partial last scale block
     run_and_check(backend(), spec(10, 7, 16, 64, t), Route::prefill_vec8);  // block_size > K
+  }
+}
+
+// A block is as many whole warps as K has 8-value chunks, up to 256 threads;
+// rows go to grid.y, 16 a thread. Idle lanes would cost nothing in the
+// output, only time (on the host executor most of all), so only the shape
+// can show them.
+TEST(PrefillVec8Shape, BlocksAreTheChunksInWholeWarpsUpTo256Threads) {
+  const auto shape_for = [](int64_t N, int64_t K) {
+    DequantParams p{};
+    p.N = N;
+    p.K = K;
+    return PrefillVec8::shape(p);
+  };
+  struct Want {
+    int64_t N, K;
+    uint32_t threads, blocks_x, blocks_y;
+  };
+  for (const Want& w : {Want{1, 40, 32, 1, 1}, Want{17, 264, 64, 1, 2}, Want{16, 2048, 256, 1, 1},
+                        Want{33, 4096, 256, 2, 3}}) {
+    const nvh::LaunchShape s = shape_for(w.N, w.K);
+    EXPECT_EQ(s.block.x, w.threads) << w.N << " x " << w.K;
+    EXPECT_EQ(s.grid.x, w.blocks_x) << w.N << " x " << w.K;
+    EXPECT_EQ(s.grid.y, w.blocks_y) << w.N << " x " << w.K;
   }
 }
 
