@@ -5,8 +5,10 @@
 // finished first), then does what prefill_fused does with one slice: the
 // fast path's 2^p restore, the bias, one rounding (store_gemv_output).
 //
-// One thread per output, a grid-stride loop: consecutive threads read
-// consecutive floats of each part and write consecutive outputs.
+// A grid-stride loop over groups of outputs: four consecutive outputs of a
+// row a thread where N % 4 == 0 (the parts read 16 bytes at a time, one
+// division for the row), else one; consecutive threads read consecutive
+// floats of each part and write consecutive outputs.
 //
 // Launched to overlap prefill_fused (programmatic dependent launch, sm_90
 // on): its launch and the scheduling of its blocks hide behind the first
@@ -33,9 +35,13 @@ struct PrefillFusedSum {
   // large GPU; the loop covers the rest.
   static constexpr int64_t kMaxBlocks = 4096;
 
+  // Outputs a thread adds at a time: 4 when a row holds whole groups of 4
+  // (each part then starts 16-byte aligned, as the parts do), else 1.
+  NVH_HD static int64_t group(const Params& p) { return p.N % 4 == 0 ? 4 : 1; }
+
   static nvh::LaunchShape shape(const Params& p) {
-    const int64_t outputs = p.M * p.N;
-    const int64_t blocks = (outputs + kMaxBlockThreads - 1) / kMaxBlockThreads;
+    const int64_t groups = p.M * p.N / group(p);
+    const int64_t blocks = (groups + kMaxBlockThreads - 1) / kMaxBlockThreads;
     nvh::LaunchShape s;
     s.block = {kMaxBlockThreads, 1, 1};
     s.grid = {static_cast<uint32_t>(blocks < kMaxBlocks ? blocks : kMaxBlocks), 1, 1};
@@ -50,13 +56,41 @@ struct PrefillFusedSum {
         GemvMma::fast_g<kKind>(gs) ? GemvMma::fast_scales<kKind>(gs).restore : 1.0f;
     const int64_t outputs = p.M * p.N;
     const int64_t stride = int64_t{ctx.grid_dim().x} * kMaxBlockThreads;
-    for (int64_t o = int64_t{ctx.block_idx().x} * kMaxBlockThreads + ctx.thread_idx().x;
-         NVFP4_PROBE(o < outputs); o += stride) {
+    const int64_t first = int64_t{ctx.block_idx().x} * kMaxBlockThreads + ctx.thread_idx().x;
+    if (NVFP4_PROBE(group(p) == 4)) {
+      for (int64_t o = 4 * first; NVFP4_PROBE(o < outputs); o += 4 * stride) {
+        float sum[4];
+        add_parts4(p, outputs, o, sum);
+        const int64_t m = o / p.N, n = o % p.N;
+        for (int j = 0; j < 4; ++j) {
+          store_gemv_output<kKind>(p, nvh::mul_rn(sum[j], restore), m, n + j);
+        }
+      }
+      return;
+    }
+    for (int64_t o = first; NVFP4_PROBE(o < outputs); o += stride) {
       float sum = nvh::load_generic_f32(p.parts + o);
       for (int32_t z = 1; NVFP4_PROBE(z < p.k_slices); ++z) {
         sum = nvh::add_rn(sum, nvh::load_generic_f32(p.parts + z * outputs + o));
       }
       store_gemv_output<kKind>(p, nvh::mul_rn(sum, restore), o / p.N, o % p.N);
+    }
+  }
+
+  // Outputs o..o + 3 summed over the parts in slice order, each as the
+  // one-output loop adds it.
+  NVH_HD static void add_parts4(const Params& p, int64_t outputs, int64_t o, float sum[4]) {
+    nvh::U32x4 v = nvh::load_generic_u32x4(p.parts + o);
+    sum[0] = nvh::bits_to_float(v.x);
+    sum[1] = nvh::bits_to_float(v.y);
+    sum[2] = nvh::bits_to_float(v.z);
+    sum[3] = nvh::bits_to_float(v.w);
+    for (int32_t z = 1; z < p.k_slices; ++z) {
+      v = nvh::load_generic_u32x4(p.parts + z * outputs + o);
+      sum[0] = nvh::add_rn(sum[0], nvh::bits_to_float(v.x));
+      sum[1] = nvh::add_rn(sum[1], nvh::bits_to_float(v.y));
+      sum[2] = nvh::add_rn(sum[2], nvh::bits_to_float(v.z));
+      sum[3] = nvh::add_rn(sum[3], nvh::bits_to_float(v.w));
     }
   }
 

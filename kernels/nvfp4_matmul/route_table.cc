@@ -133,14 +133,14 @@ constexpr RoutePredicate kFusedK128{
 // 64: 4096x4096 19.0 against 24.2 us, 14336x4096 42.7 against 79.9,
 // 4096x14336 40.0 against 82.7); at M = 128 it is slower on 14336x4096 (82.5
 // against 80.5) and within 2 % on 4096x4096 (27.8 against 28.4). With the
-// wgmma kernel above M = 64 (Caps::wgmma), in the call of 09:01 UTC
-// 2026-12-02 (PERF.md, "prefill_fused with wgmma";
-// results/h200-bench-wgmma.json, h200-msweep-crossover-wgmma.json) it is
-// faster at M = 96 and 128 on all three shapes (M = 128: 4096x4096 23.2
-// against 28.2 us, 14336x4096 59.3 against 80.6, 4096x14336 55.4 against
-// 84.5) and slower at M = 129, its second 128-row tile (47.4 against 26.9
-// on 4096x4096), and at every M from 256. A prefers, not a need: forcing
-// takes it at any M.
+// wgmma kernel above M = 64 (Caps::wgmma), first in the call of 09:01 UTC
+// 2026-12-02 and again in that of 09:55 UTC (PERF.md, "prefill_fused with
+// wgmma"; results/h200-bench-wgmma.json, h200-msweep-crossover-wgmma.json)
+// it is faster at M = 96 and 128 on all three shapes (M = 128: 4096x4096
+// 22.1 against 28.5 us, 14336x4096 59.8 against 80.7, 4096x14336 54.7
+// against 84.8) and slower at M = 129, its second 128-row tile (47.7
+// against 26.9 on 4096x4096), and at every M from 256. A prefers, not a
+// need: forcing takes it at any M.
 constexpr RoutePredicate kFusedMAtMostCrossover{
     "M <= 64, or M <= 128 with wgmma",
     [](const Problem& p, const Caps& c) {
