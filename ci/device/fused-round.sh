@@ -35,7 +35,7 @@ run() {  # run NAME CMD...: the output to $out/NAME.log, its tail and time here
   ((rc == 0)) || status=1
 }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
-fused_tests='*Fused*cuda*:GpuAgainstHost.*:PrefillFused*:PrefillWgmma*'
+fused_tests='*Fused*cuda*:GpuAgainstHost.*:PrefillFused*'
 for step in "${steps[@]}"; do
   case "$step" in
     tests)
@@ -64,7 +64,7 @@ for step in "${steps[@]}"; do
         metrics+=,${local_st}_${stall}_per_issue_active.ratio
       done
       for M in 16 128; do
-        run "ncu_M$M" timeout 150 ncu --clock-control none --kernel-name-base demangled -k 'regex:Prefill(Fused|Wgmma)' --launch-skip 2 \
+        run "ncu_M$M" timeout 150 ncu --clock-control none --kernel-name-base demangled -k 'regex:PrefillFused' --launch-skip 2 \
           --launch-count 2 --metrics "$metrics" "$bin/nvfp4-harness" bench --group msweep --m $M
       done ;;
     ncu7)

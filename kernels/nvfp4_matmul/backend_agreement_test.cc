@@ -171,7 +171,7 @@ TEST_F(GpuAgainstHost, PrefillFusedOutputIsBitwiseEqualInExactMode) {
   }
 }
 
-// prefill_wgmma.cuh (w128n128), on a GPU that has wgmma: M of one and two
+// prefill_fused_wgmma.cuh (w128n128), on a GPU that has wgmma: M of one and two
 // tiles of A, K from one step to 12 (slices of it by the plan).
 TEST_F(GpuAgainstHost, PrefillWgmmaOutputIsBitwiseEqualInExactMode) {
   if (!device_caps(*gpu_).wgmma) GTEST_SKIP() << "this GPU has no wgmma (sm_90a)";

@@ -59,7 +59,7 @@ std::string route_precondition_failure(Route route, const Problem& problem, cons
 // prefill_fused is taken up to this M, where it is faster than dequant +
 // GEMM (prefill_vec8) on the H200; above it the GEMM's larger tiles win.
 // Measured: route_table.cc, kFusedMAtMostCrossover. With wgmma (Caps::wgmma,
-// prefill_wgmma.cuh) it is faster up to kFusedMaxMWgmma.
+// prefill_fused_wgmma.cuh) it is faster up to kFusedMaxMWgmma.
 inline constexpr int64_t kFusedMaxM = 64;
 inline constexpr int64_t kFusedMaxMWgmma = 128;
 inline int64_t fused_max_m(const Caps& caps) { return caps.wgmma ? kFusedMaxMWgmma : kFusedMaxM; }

@@ -69,7 +69,7 @@ TEST(SelectRoute, FollowsTheDesignTable) {
       {problem(kFusedMaxM, 64, 256, 16), sm(90), false, Route::prefill_fused, "fused_mma"},
       {problem(kFusedMaxM + 1, 64, 256, 16), sm(90), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
-      // With wgmma (prefill_wgmma.cuh) the crossover is kFusedMaxMWgmma.
+      // With wgmma (prefill_fused_wgmma.cuh) the crossover is kFusedMaxMWgmma.
       {problem(kFusedMaxM + 1, 64, 256, 16), sm90_wgmma(), false, Route::prefill_fused,
        "fused_mma"},
       {problem(kFusedMaxMWgmma - 1, 64, 256, 16), sm90_wgmma(), false, Route::prefill_fused,

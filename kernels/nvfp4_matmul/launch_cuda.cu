@@ -10,9 +10,9 @@
 #include "kernels/nvfp4_matmul/native_sm120.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused_sum.cuh"
+#include "kernels/nvfp4_matmul/prefill_fused_wgmma.cuh"
 #include "kernels/nvfp4_matmul/prefill_scalar.cuh"
 #include "kernels/nvfp4_matmul/prefill_vec8.cuh"
-#include "kernels/nvfp4_matmul/prefill_wgmma.cuh"
 
 namespace nvh {
 
@@ -49,8 +49,8 @@ NVFP4_INSTANTIATE(nvfp4::PrefillFusedM32N128);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedM64N128);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedM128N128);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedSum);
-NVFP4_INSTANTIATE(nvfp4::PrefillWgmmaOf<nvh::HalfKind::fp16>);
-NVFP4_INSTANTIATE(nvfp4::PrefillWgmmaOf<nvh::HalfKind::bf16>);
+NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::fp16>);
+NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::bf16>);
 NVFP4_INSTANTIATE(nvfp4::ActAmaxPartial);
 NVFP4_INSTANTIATE(nvfp4::ActGlobalScale);
 NVFP4_INSTANTIATE(nvfp4::ActQuantize);

@@ -11,7 +11,7 @@
 namespace nvfp4 {
 
 // The block shapes, named by the rows of A x rows of W one block holds
-// (prefill_fused.cuh, mma.sync). w128n128: prefill_wgmma.cuh's 128 x 128
+// (prefill_fused.cuh, mma.sync). w128n128: prefill_fused_wgmma.cuh's 128 x 128
 // block with sm_90a's wgmma, for M > 64 where the device has it.
 enum class FusedShape : uint8_t { m16n64, m32n128, m64n128, m128n128, w128n128 };
 

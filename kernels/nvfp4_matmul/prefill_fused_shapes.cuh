@@ -1,6 +1,6 @@
 // prefill_fused's kernels by the plan's FusedShape (prefill_fused_plan.h):
 // the mma.sync block shapes (prefill_fused.cuh) and the wgmma kernel
-// (prefill_wgmma.cuh).
+// (prefill_fused_wgmma.cuh).
 #pragma once
 
 #include <type_traits>
@@ -8,7 +8,7 @@
 #include "harness/launch.h"
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused_plan.h"
-#include "kernels/nvfp4_matmul/prefill_wgmma.cuh"
+#include "kernels/nvfp4_matmul/prefill_fused_wgmma.cuh"
 
 namespace nvfp4 {
 
@@ -29,22 +29,22 @@ decltype(auto) with_fused_shape(FusedShape shape, F&& f) {
     case FusedShape::m64n128:
       return f(FusedShapeTag<PrefillFusedM64N128>{});
     case FusedShape::w128n128:
-      return f(FusedShapeTag<PrefillWgmma>{});
+      return f(FusedShapeTag<PrefillFusedWgmma>{});
     default:
       return f(FusedShapeTag<PrefillFusedM128N128>{});
   }
 }
 
 // Launches a shape's kernel. The wgmma shape is a kernel a kind
-// (PrefillWgmmaOf), picked here by the operands' kind.
+// (PrefillFusedWgmmaOf), picked here by the operands' kind.
 template <class Fused>
 void launch_fused(nvh::Backend& backend, const nvh::LaunchShape& shape,
                   const PrefillFusedParams& params) {
-  if constexpr (std::is_same_v<Fused, PrefillWgmma>) {
+  if constexpr (std::is_same_v<Fused, PrefillFusedWgmma>) {
     if (params.kind == nvh::HalfKind::fp16) {
-      nvh::launch<PrefillWgmmaOf<nvh::HalfKind::fp16>>(backend, shape, params);
+      nvh::launch<PrefillFusedWgmmaOf<nvh::HalfKind::fp16>>(backend, shape, params);
     } else {
-      nvh::launch<PrefillWgmmaOf<nvh::HalfKind::bf16>>(backend, shape, params);
+      nvh::launch<PrefillFusedWgmmaOf<nvh::HalfKind::bf16>>(backend, shape, params);
     }
   } else {
     nvh::launch<Fused>(backend, shape, params);

@@ -20,7 +20,7 @@
 #include "harness/backend_fixture.h"
 #include "kernels/nvfp4_matmul/nvfp4_matmul.h"
 #include "kernels/nvfp4_matmul/prefill_fused_plan.h"
-#include "kernels/nvfp4_matmul/prefill_wgmma.cuh"
+#include "kernels/nvfp4_matmul/prefill_fused_wgmma.cuh"
 #include "properties/nvfp4_matmul/matmul_case.h"
 #include "properties/nvfp4_matmul/value_class.h"
 
@@ -258,13 +258,13 @@ TEST(PrefillFusedLayout, AQuarterWarpsReadsHitEveryBankOnce) {
   expect_reads_hit_every_bank_once<PrefillFusedM128N128>();
 }
 
-// prefill_wgmma.cuh's stage: A's rows are wgmma's B tile (device_ctx.cuh:
+// prefill_fused_wgmma.cuh's stage: A's rows are wgmma's B tile (device_ctx.cuh:
 // row r's k-chunk j at (r / 8) * 1024 + (r % 8) * 128 + 16 (j ^ r % 8) of a
 // 1024-byte-aligned half), every (row, chunk) of A and W has its own slot,
 // the scales follow, and a quarter-warp's 16-byte reads of W's rows (rows g
 // and g + 8 of a warp, pitch kWRowPitch) hit every bank once.
-TEST(PrefillWgmmaLayout, AIsWgmmasSwizzledTileAndSlotsTileTheStage) {
-  using F = PrefillWgmma;
+TEST(PrefillFusedWgmmaLayout, AIsWgmmasSwizzledTileAndSlotsTileTheStage) {
+  using F = PrefillFusedWgmma;
   std::set<uint32_t> slots;
   for (uint32_t r = 0; r < F::kTileRows; ++r) {
     for (uint32_t c = 0; c < 16; ++c) {

@@ -22,7 +22,7 @@ inline constexpr const char* kProbeFiles[] = {
     "kernels/nvfp4_matmul/native_sm120.cuh",    "kernels/nvfp4_matmul/prefill_scalar.cuh",
     "kernels/nvfp4_matmul/prefill_vec8.cuh",    "kernels/nvfp4_matmul/gemv_output.cuh",
     "kernels/nvfp4_matmul/prefill_fused.cuh",   "kernels/nvfp4_matmul/prefill_fused_sum.cuh",
-    "kernels/nvfp4_matmul/gemv_mma_slices.cuh", "kernels/nvfp4_matmul/prefill_wgmma.cuh",
+    "kernels/nvfp4_matmul/gemv_mma_slices.cuh", "kernels/nvfp4_matmul/prefill_fused_wgmma.cuh",
 };
 inline constexpr std::size_t kProbeFileCount = sizeof(kProbeFiles) / sizeof(kProbeFiles[0]);
 

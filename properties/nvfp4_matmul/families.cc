@@ -1370,7 +1370,7 @@ Family prefill_fused() {
         {blocks[3], split, m_blocks});
   aimed(f, force(make_case("", 40, 8, 128, 16, DType::fp16, true, true, 9)), {blocks[2]});
   aimed(f, make_case("", kFusedMaxM, 8, 128, 16, DType::fp16, true, true, 9), {crossover});
-  // w128n128 (prefill_wgmma.cuh): half a tile of A, two blocks over N the
+  // w128n128 (prefill_fused_wgmma.cuh): half a tile of A, two blocks over N the
   // last of 2 rows, K split; an odd stage count in slices; two blocks over
   // M with more stages than its pipeline holds (forced past the crossover).
   aimed(f, make_case("", 65, 130, 1280, 16, DType::bf16, true, false, 12),

@@ -54,7 +54,7 @@
 
 namespace nvfp4 {
 
-struct PrefillWgmma {
+struct PrefillFusedWgmma {
   static constexpr int kWarpGroups = 2;
   static constexpr uint32_t kMaxBlockThreads = 128 * kWarpGroups;
   static constexpr int kTileRows = 128;               // rows of A a block holds (wgmma's N)
@@ -341,7 +341,7 @@ struct PrefillWgmma {
 // p.kind): with both kinds in one kernel ptxas gave it 255 registers and
 // spilled 3.5 KB a thread, where each kind alone fits (2026-12-02).
 template <nvh::HalfKind kKind>
-struct PrefillWgmmaOf : PrefillWgmma {
+struct PrefillFusedWgmmaOf : PrefillFusedWgmma {
   template <class Ctx>
   NVH_HD static void body(Ctx& ctx, const Params& p) {
     run_kind<kKind>(ctx, p);
