@@ -123,13 +123,20 @@ TEST_P(FusedOnBackend, ExactModeGivesPrefillVec8sBits) {
 }
 
 // Every special-value class (DESIGN.md, "Special values") in exact mode:
-// the reference's bits, the g classes taking both weight paths.
+// the reference's bits, the g classes taking both weight paths. M = 20 runs
+// an mma.sync shape; M = 100 the wgmma kernel where the device has it (the
+// host executor does), else m64n128.
 TEST_P(FusedOnBackend, SpecialValuesFollowTheContract) {
-  for (DType t : {DType::fp16, DType::bf16}) {
-    for (ValueClass c : all_value_classes()) {
-      CaseSpec s = fused_case(20, 24, 256, t, true, true, 5);
-      s.value_class = c;
-      run_fused(backend(), s);
+  for (int64_t M : {20, 100}) {
+    for (DType t : {DType::fp16, DType::bf16}) {
+      for (ValueClass c : all_value_classes()) {
+        CaseSpec s = fused_case(M, 24, 256, t, true, true, 5);
+        s.value_class = c;
+        const CaseRun run = run_fused(backend(), s);
+        if (M == 100 && device_caps(backend()).wgmma) {
+          EXPECT_EQ(run.decision.variant, "w128n128") << s.name();
+        }
+      }
     }
   }
 }
