@@ -144,12 +144,14 @@ class HostBlock {
     std::vector<std::size_t> group_ends[kWarpGroupSize];  // per thread: issues before each commit
   };
   void warpgroup_barrier(uint32_t thread);
-  void release_group_if_complete(WarpGroup& g);
   void retire(WarpGroup& g, std::size_t end, uint32_t thread);
   void yield(uint32_t thread) { sinks_[thread] = std::move(sinks_[thread]).resume(); }
   void wait_for(uint32_t thread, const uint64_t& generation);
   void thread_finished(uint32_t thread);
-  void release_if_complete(Warp& w);
+  template <class Group>
+  void release_if_complete(Group& g);
+  template <class Group>
+  void arrive_and_wait(Group& g, uint32_t thread);
   void release_block_if_complete();
 
   ctx::pooled_fixedsize_stack& stacks_;
@@ -241,11 +243,23 @@ void HostBlock::wait_for(uint32_t thread, const uint64_t& generation) {
   while (generation == seen) yield(thread);
 }
 
-void HostBlock::release_if_complete(Warp& w) {
-  if (w.arrived > 0 && w.arrived >= w.live) {
-    w.arrived = 0;
-    ++w.generation;
+// A warp's or warpgroup's barrier (Warp, WarpGroup: live, arrived,
+// generation): the last live member to arrive starts the next generation.
+template <class Group>
+void HostBlock::release_if_complete(Group& g) {
+  if (g.arrived > 0 && g.arrived >= g.live) {
+    g.arrived = 0;
+    ++g.generation;
   }
+}
+
+template <class Group>
+void HostBlock::arrive_and_wait(Group& g, uint32_t thread) {
+  ++progress_;
+  ++g.arrived;
+  const uint64_t generation = g.generation;
+  release_if_complete(g);
+  if (g.generation == generation) wait_for(thread, g.generation);
 }
 
 void HostBlock::release_block_if_complete() {
@@ -256,29 +270,12 @@ void HostBlock::release_block_if_complete() {
   }
 }
 
-void HostBlock::release_group_if_complete(WarpGroup& g) {
-  if (g.arrived > 0 && g.arrived >= g.live) {
-    g.arrived = 0;
-    ++g.generation;
-  }
-}
-
 void HostBlock::warpgroup_barrier(uint32_t thread) {
-  WarpGroup& g = groups_[thread / kWarpGroupSize];
-  ++progress_;
-  ++g.arrived;
-  const uint64_t generation = g.generation;
-  release_group_if_complete(g);
-  if (g.generation == generation) wait_for(thread, g.generation);
+  arrive_and_wait(groups_[thread / kWarpGroupSize], thread);
 }
 
 void HostBlock::warp_barrier(uint32_t thread) {
-  Warp& w = warps_[thread / kWarpSize];
-  ++progress_;
-  ++w.arrived;
-  const uint64_t generation = w.generation;
-  release_if_complete(w);
-  if (w.generation == generation) wait_for(thread, w.generation);
+  arrive_and_wait(warps_[thread / kWarpSize], thread);
 }
 
 void HostBlock::block_barrier(uint32_t thread) {
@@ -300,7 +297,7 @@ void HostBlock::thread_finished(uint32_t thread) {
         " exits with a wgmma in flight (no wgmma_wait retired it; its results would be lost)"));
   }
   --g.live;
-  release_group_if_complete(g);
+  release_if_complete(g);
   Warp& w = warps_[thread / kWarpSize];
   --w.live;
   release_if_complete(w);

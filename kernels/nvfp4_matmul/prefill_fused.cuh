@@ -69,6 +69,23 @@ struct PrefillFusedParams : GemvOperands {
   int32_t k_slices;
 };
 
+// The launch of a fused block shape F (prefill_fused.cuh's, and
+// prefill_fused_wgmma.cuh's): grid.x over N's tiles, grid.y over M's up to
+// F::kMaxGridRows (a grid-stride loop past it), grid.z the K slices; the
+// stages in dynamic shared memory.
+template <class F>
+nvh::LaunchShape fused_tile_launch(const PrefillFusedParams& p) {
+  nvh::LaunchShape s;
+  s.block = {F::kMaxBlockThreads, 1, 1};
+  const int64_t mt = F::m_tiles(p.M);
+  s.grid = {static_cast<uint32_t>((p.N + F::kTileCols - 1) / F::kTileCols),
+            static_cast<uint32_t>(mt < F::kMaxGridRows ? mt : F::kMaxGridRows),
+            static_cast<uint32_t>(p.k_slices)};
+  s.shared_bytes = F::kSharedBytes;
+  s.uses_collectives = true;
+  return s;
+}
+
 template <int kMTilesArg, int kNTilesArg, int kMWarpsArg, int kNWarpsArg, int kKWarpsArg,
           int kStagesArg>
 struct PrefillFused {
@@ -118,17 +135,7 @@ struct PrefillFused {
   static constexpr uint32_t kMaxGridRows = 65535;
 
   NVH_HD static int64_t m_tiles(int64_t M) { return (M + kTileRows - 1) / kTileRows; }
-  static nvh::LaunchShape shape(const Params& p) {
-    nvh::LaunchShape s;
-    s.block = {kMaxBlockThreads, 1, 1};
-    const int64_t mt = m_tiles(p.M);
-    s.grid = {static_cast<uint32_t>((p.N + kTileCols - 1) / kTileCols),
-              static_cast<uint32_t>(mt < kMaxGridRows ? mt : kMaxGridRows),
-              static_cast<uint32_t>(p.k_slices)};
-    s.shared_bytes = kSharedBytes;
-    s.uses_collectives = true;
-    return s;
-  }
+  static nvh::LaunchShape shape(const Params& p) { return fused_tile_launch<PrefillFused>(p); }
 
   // Byte offset of 16-byte chunk c of row r of A's tile. The swizzle flips
   // the low two bits of c by (bit 3 of c, parity of r): a quarter-warp reads

@@ -89,14 +89,7 @@ struct PrefillFusedWgmma {
 
   NVH_HD static int64_t m_tiles(int64_t M) { return (M + kTileRows - 1) / kTileRows; }
   static nvh::LaunchShape shape(const Params& p) {
-    nvh::LaunchShape s;
-    s.block = {kMaxBlockThreads, 1, 1};
-    const int64_t mt = m_tiles(p.M);
-    s.grid = {static_cast<uint32_t>((p.N + kTileCols - 1) / kTileCols),
-              static_cast<uint32_t>(mt < kMaxGridRows ? mt : kMaxGridRows),
-              static_cast<uint32_t>(p.k_slices)};
-    s.shared_bytes = kSharedBytes;
-    s.uses_collectives = true;
+    nvh::LaunchShape s = fused_tile_launch<PrefillFusedWgmma>(p);
     s.reads_shared_async = true;
     return s;
   }
