@@ -109,11 +109,27 @@ struct PrefillFusedWgmma {
   NVH_HD static uint32_t w_offset(uint32_t r) { return kABytes + r * kWRowPitch; }
   NVH_HD static uint32_t scale_offset(uint32_t r) { return kABytes + kWBytes + r * kScaleRowBytes; }
 
+  // The last row of a tile that is a row of its operand (rows past M or N
+  // copy it: a row meets only its own outputs, which are not stored).
+  NVH_HD static uint32_t last_row(int64_t rows, int64_t first, uint32_t tile_rows) {
+    const int64_t last = rows - 1 - first;
+    return static_cast<uint32_t>(last < tile_rows - 1 ? last : tile_rows - 1);
+  }
+
+  // Row `row` of a tile from its operand: the tile's first row `base` plus
+  // min(row, last) rows of `pitch` bytes. 32-bit rows and pitches (K < 2^31,
+  // nvfp4_matmul.cc) and one wide multiply-add a copy: with the rows in 64
+  // bits, clamped and multiplied per copy, the copies of a stage took as many
+  // instructions as its decode (SASS, 2026-12-02).
+  NVH_HD static const uint8_t* row_of(const uint8_t* base, uint32_t row, uint32_t last,
+                                      uint32_t pitch) {
+    return base + uint64_t{row < last ? row : last} * pitch;
+  }
+
   // The block copies stage `stage` of its slice into `slot`: 16 chunks of
   // each of A's 128 rows, 4 of each of W's 128 rows, 2 words of scales a
   // row. A thread copies the same chunk of rows 16 apart, so its offsets
-  // step by whole rows (the swizzle's row input, r % 8, stays). Rows past M
-  // or N copy the last row: a row meets only its own outputs, not stored.
+  // step by whole rows (the swizzle's row input, r % 8, stays).
   template <class Ctx>
   NVH_HD static void issue_stage(Ctx& ctx, const Params& p, const Tile& tile, int64_t stage,
                                  uint8_t* slot) {
@@ -121,29 +137,31 @@ struct PrefillFusedWgmma {
     const int64_t k0 = (tile.slice.first + stage) * kStepK;
     {
       const uint32_t chunk = tid % 16, row0 = tid / 16;
-      const uint16_t* src = p.A + k0 + 8 * chunk;
+      const uint32_t last = last_row(p.M, tile.m0, kTileRows);
+      const auto* base = reinterpret_cast<const uint8_t*>(p.A + tile.m0 * p.K + k0) + 16 * chunk;
+      const auto pitch = static_cast<uint32_t>(p.K * 2);
       NVH_UNROLL
       for (uint32_t i = 0; i < kTileRows / (kMaxBlockThreads / 16); ++i) {
         const uint32_t row = row0 + i * (kMaxBlockThreads / 16);
-        const int64_t m = tile.m0 + row < p.M ? tile.m0 + row : p.M - 1;
-        ctx.cp_async16(slot + a_offset(row, chunk), src + m * p.K);
+        ctx.cp_async16(slot + a_offset(row, chunk), row_of(base, row, last, pitch));
       }
     }
+    const uint32_t w_last = last_row(p.N, tile.n0, kTileCols);
     {
       const uint32_t chunk = tid % 4, row0 = tid / 4;
-      const uint8_t* src = p.packed + k0 / 2 + 16 * chunk;
+      const uint8_t* base = p.packed + tile.n0 * (p.K / 2) + k0 / 2 + 16 * chunk;
+      const auto pitch = static_cast<uint32_t>(p.K / 2);
       NVH_UNROLL
       for (uint32_t i = 0; i < kTileCols / (kMaxBlockThreads / 4); ++i) {
         const uint32_t row = row0 + i * (kMaxBlockThreads / 4);
-        const int64_t n = tile.n0 + row < p.N ? tile.n0 + row : p.N - 1;
-        ctx.cp_async16(slot + w_offset(row) + 16 * chunk, src + n * (p.K / 2));
+        ctx.cp_async16(slot + w_offset(row) + 16 * chunk, row_of(base, row, w_last, pitch));
       }
     }
     {
       const uint32_t word = tid % 2, row = tid / 2;  // 256 threads, 128 rows of 2 words
-      const int64_t n = tile.n0 + row < p.N ? tile.n0 + row : p.N - 1;
+      const uint8_t* base = p.scales + tile.n0 * (p.K / 16) + k0 / 16 + 4 * word;
       ctx.cp_async4(slot + scale_offset(row) + 4 * word,
-                    p.scales + k0 / 16 + 4 * word + n * (p.K / 16));
+                    row_of(base, row, w_last, static_cast<uint32_t>(p.K / 16)));
     }
   }
 
@@ -262,8 +280,13 @@ struct PrefillFusedWgmma {
   template <nvh::HalfKind kKind, class Ctx>
   NVH_HD NVH_INLINE static void stream(Ctx& ctx, const Params& p, const Tile& tile, const Place& w,
                                        float g, bool contract, float acc[kSums]) {
-    const auto base = reinterpret_cast<uintptr_t>(ctx.template shared_mem<uint8_t>());
-    uint8_t* stages = reinterpret_cast<uint8_t*>((base + 1023) / 1024 * 1024);
+    // Aligned by an offset from the shared array, not by a pointer made from
+    // an integer: the compiler then still knows the stages are shared memory
+    // and reads them with LDS (from an integer it emitted generic loads,
+    // which take the long-scoreboard path; SASS, 2026-12-02).
+    uint8_t* smem = ctx.template shared_mem<uint8_t>();
+    const auto misalign = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(smem) % 1024);
+    uint8_t* stages = smem + (1024 - misalign) % 1024;
     const int64_t count = tile.slice.end - tile.slice.first;
     for (int64_t s = 0; s < kStages - 2; ++s) {
       if (NVFP4_PROBE(s < count)) issue_stage(ctx, p, tile, s, stages + s * kStageBytes);
