@@ -86,6 +86,24 @@ nvh::LaunchShape fused_tile_launch(const PrefillFusedParams& p) {
   return s;
 }
 
+// The last row of a tile that is a row of its operand (rows past M or N
+// copy it: a row of A or W meets only its own outputs, which are not
+// stored).
+NVH_HD inline uint32_t fused_last_row(int64_t rows, int64_t first, uint32_t tile_rows) {
+  const int64_t last = rows - 1 - first;
+  return static_cast<uint32_t>(last < tile_rows - 1 ? last : tile_rows - 1);
+}
+
+// Row `row` of a tile from its operand: the tile's first row `base` plus
+// min(row, last) rows of `pitch` bytes. 32-bit rows and pitches (K < 2^31,
+// nvfp4_matmul.cc) and one wide multiply-add a copy: with the rows in 64
+// bits, clamped and multiplied per copy, the copies of a wgmma stage took
+// as many instructions as its decode (SASS, 2026-12-02).
+NVH_HD inline const uint8_t* fused_row_of(const uint8_t* base, uint32_t row, uint32_t last,
+                                          uint32_t pitch) {
+  return base + uint64_t{row < last ? row : last} * pitch;
+}
+
 template <int kMTilesArg, int kNTilesArg, int kMWarpsArg, int kNWarpsArg, int kKWarpsArg,
           int kStagesArg>
 struct PrefillFused {
@@ -208,24 +226,26 @@ struct PrefillFused {
     {
       const uint32_t chunk = tid % kAChunksPerRow, row0 = tid / kAChunksPerRow;
       if (NVFP4_PROBE(chunk < steps * (kStepK / 8))) {
-        const uint16_t* src = p.A + k0 + 8 * chunk;
+        const uint32_t last = fused_last_row(p.M, tile.m0, kTileRows);
+        const auto* base = reinterpret_cast<const uint8_t*>(p.A + tile.m0 * p.K + k0) + 16 * chunk;
+        const auto pitch = static_cast<uint32_t>(p.K * 2);
         NVH_UNROLL
         for (uint32_t i = 0; i < ACopy::kRounds; ++i) {
           const uint32_t row = row0 + i * ACopy::kRowsPerRound;
-          const int64_t m = tile.m0 + row < p.M ? tile.m0 + row : p.M - 1;
-          ctx.cp_async16(slot + a_offset(row, chunk), src + m * p.K);
+          ctx.cp_async16(slot + a_offset(row, chunk), fused_row_of(base, row, last, pitch));
         }
       }
     }
     {
       const uint32_t chunk = tid % kWChunksPerRow, row0 = tid / kWChunksPerRow;
       if (NVFP4_PROBE(chunk < steps * (kStepK / 32))) {
-        const uint8_t* src = p.packed + k0 / 2 + 16 * chunk;
+        const uint32_t last = fused_last_row(p.N, tile.n0, kTileCols);
+        const uint8_t* base = p.packed + tile.n0 * (p.K / 2) + k0 / 2 + 16 * chunk;
         NVH_UNROLL
         for (uint32_t i = 0; i < WCopy::kRounds; ++i) {
           const uint32_t row = row0 + i * WCopy::kRowsPerRound;
-          const int64_t n = tile.n0 + row < p.N ? tile.n0 + row : p.N - 1;
-          ctx.cp_async16(slot + w_offset(row, chunk), src + n * (p.K / 2));
+          ctx.cp_async16(slot + w_offset(row, chunk),
+                         fused_row_of(base, row, last, static_cast<uint32_t>(p.K / 2)));
         }
       }
     }
@@ -234,12 +254,13 @@ struct PrefillFused {
       constexpr uint32_t kScaleWords = kScaleRowBytes / 4;
       const uint32_t word = tid % kScaleWords, row0 = tid / kScaleWords;
       if (NVFP4_PROBE(word < 2 * steps)) {
-        const uint8_t* src = p.scales + k0 / 16 + 4 * word;
+        const uint32_t last = fused_last_row(p.N, tile.n0, kTileCols);
+        const uint8_t* base = p.scales + tile.n0 * (p.K / 16) + k0 / 16 + 4 * word;
         NVH_UNROLL
         for (uint32_t i = 0; i < ScaleCopy::kRounds; ++i) {
           const uint32_t row = row0 + i * ScaleCopy::kRowsPerRound;
-          const int64_t n = tile.n0 + row < p.N ? tile.n0 + row : p.N - 1;
-          ctx.cp_async4(slot + scale_offset(row) + 4 * word, src + n * (p.K / 16));
+          ctx.cp_async4(slot + scale_offset(row) + 4 * word,
+                        fused_row_of(base, row, last, static_cast<uint32_t>(p.K / 16)));
         }
       }
     }

@@ -109,23 +109,6 @@ struct PrefillFusedWgmma {
   NVH_HD static uint32_t w_offset(uint32_t r) { return kABytes + r * kWRowPitch; }
   NVH_HD static uint32_t scale_offset(uint32_t r) { return kABytes + kWBytes + r * kScaleRowBytes; }
 
-  // The last row of a tile that is a row of its operand (rows past M or N
-  // copy it: a row meets only its own outputs, which are not stored).
-  NVH_HD static uint32_t last_row(int64_t rows, int64_t first, uint32_t tile_rows) {
-    const int64_t last = rows - 1 - first;
-    return static_cast<uint32_t>(last < tile_rows - 1 ? last : tile_rows - 1);
-  }
-
-  // Row `row` of a tile from its operand: the tile's first row `base` plus
-  // min(row, last) rows of `pitch` bytes. 32-bit rows and pitches (K < 2^31,
-  // nvfp4_matmul.cc) and one wide multiply-add a copy: with the rows in 64
-  // bits, clamped and multiplied per copy, the copies of a stage took as many
-  // instructions as its decode (SASS, 2026-12-02).
-  NVH_HD static const uint8_t* row_of(const uint8_t* base, uint32_t row, uint32_t last,
-                                      uint32_t pitch) {
-    return base + uint64_t{row < last ? row : last} * pitch;
-  }
-
   // The block copies stage `stage` of its slice into `slot`: 16 chunks of
   // each of A's 128 rows, 4 of each of W's 128 rows, 2 words of scales a
   // row. A thread copies the same chunk of rows 16 apart, so its offsets
@@ -137,16 +120,16 @@ struct PrefillFusedWgmma {
     const int64_t k0 = (tile.slice.first + stage) * kStepK;
     {
       const uint32_t chunk = tid % 16, row0 = tid / 16;
-      const uint32_t last = last_row(p.M, tile.m0, kTileRows);
+      const uint32_t last = fused_last_row(p.M, tile.m0, kTileRows);
       const auto* base = reinterpret_cast<const uint8_t*>(p.A + tile.m0 * p.K + k0) + 16 * chunk;
       const auto pitch = static_cast<uint32_t>(p.K * 2);
       NVH_UNROLL
       for (uint32_t i = 0; i < kTileRows / (kMaxBlockThreads / 16); ++i) {
         const uint32_t row = row0 + i * (kMaxBlockThreads / 16);
-        ctx.cp_async16(slot + a_offset(row, chunk), row_of(base, row, last, pitch));
+        ctx.cp_async16(slot + a_offset(row, chunk), fused_row_of(base, row, last, pitch));
       }
     }
-    const uint32_t w_last = last_row(p.N, tile.n0, kTileCols);
+    const uint32_t w_last = fused_last_row(p.N, tile.n0, kTileCols);
     {
       const uint32_t chunk = tid % 4, row0 = tid / 4;
       const uint8_t* base = p.packed + tile.n0 * (p.K / 2) + k0 / 2 + 16 * chunk;
@@ -154,14 +137,14 @@ struct PrefillFusedWgmma {
       NVH_UNROLL
       for (uint32_t i = 0; i < kTileCols / (kMaxBlockThreads / 4); ++i) {
         const uint32_t row = row0 + i * (kMaxBlockThreads / 4);
-        ctx.cp_async16(slot + w_offset(row) + 16 * chunk, row_of(base, row, w_last, pitch));
+        ctx.cp_async16(slot + w_offset(row) + 16 * chunk, fused_row_of(base, row, w_last, pitch));
       }
     }
     {
       const uint32_t word = tid % 2, row = tid / 2;  // 256 threads, 128 rows of 2 words
       const uint8_t* base = p.scales + tile.n0 * (p.K / 16) + k0 / 16 + 4 * word;
       ctx.cp_async4(slot + scale_offset(row) + 4 * word,
-                    row_of(base, row, w_last, static_cast<uint32_t>(p.K / 16)));
+                    fused_row_of(base, row, w_last, static_cast<uint32_t>(p.K / 16)));
     }
   }
 
