@@ -361,6 +361,9 @@ void time_fused_shapes(nvh::Backend& backend, Bench& bench, const Bench::Sets& s
       time_fused_shape<PrefillFusedM128N128>(backend, bench, sets, s, "m128n128", k, bytes, flops);
     if (s.M > 64 && device_caps(backend).wgmma)  // sm_90a only
       time_fused_shape<PrefillFusedWgmma>(backend, bench, sets, s, "w128n128", k, bytes, flops);
+    if (s.M > 128 && device_caps(backend).wgmma)
+      time_fused_shape<PrefillFusedWgmmaTiles<2>>(backend, bench, sets, s, "w256n128", k, bytes,
+                                                  flops);
   }
   // The plan's own choice once more with the sum launched after the first
   // kernel, not overlapping it: what the overlap buys, in the same run.

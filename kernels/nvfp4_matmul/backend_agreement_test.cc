@@ -171,16 +171,27 @@ TEST_F(GpuAgainstHost, PrefillFusedOutputIsBitwiseEqualInExactMode) {
   }
 }
 
-// prefill_fused_wgmma.cuh (w128n128), on a GPU that has wgmma: M of one and two
-// tiles of A, K from one step to 12 (slices of it by the plan).
+// prefill_fused_wgmma.cuh on a GPU that has wgmma, K from one step to 12
+// (slices of it by the plan): w128n128 for 64 < M <= 128, then w256n128
+// (two tiles of A a block) for M from one block's rows to three blocks.
 TEST_F(GpuAgainstHost, PrefillWgmmaOutputIsBitwiseEqualInExactMode) {
   if (!device_caps(*gpu_).wgmma) GTEST_SKIP() << "this GPU has no wgmma (sm_90a)";
   std::mt19937 rng(507);
   for (int i = 0; i < kShapesPerRoute; ++i) {
-    CaseSpec s = shape(rng, 65, 256, 128, 1536, 16);
+    CaseSpec s = shape(rng, 65, 128, 128, 1536, 16);
     s.exact = true;
     s.options.force_route = Route::prefill_fused;
     ASSERT_NO_FATAL_FAILURE(expect_same_output(s, Route::prefill_fused, "w128n128"));
+  }
+}
+TEST_F(GpuAgainstHost, PrefillWgmmaTwoTilesOutputIsBitwiseEqualInExactMode) {
+  if (!device_caps(*gpu_).wgmma) GTEST_SKIP() << "this GPU has no wgmma (sm_90a)";
+  std::mt19937 rng(509);
+  for (int i = 0; i < kShapesPerRoute; ++i) {
+    CaseSpec s = shape(rng, 129, 700, 128, 1536, 16);
+    s.exact = true;
+    s.options.force_route = Route::prefill_fused;
+    ASSERT_NO_FATAL_FAILURE(expect_same_output(s, Route::prefill_fused, "w256n128"));
   }
 }
 

@@ -51,6 +51,8 @@ NVFP4_INSTANTIATE(nvfp4::PrefillFusedM128N128);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedSum);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::fp16>);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::bf16>);
+NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::fp16, 2>);
+NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::bf16, 2>);
 NVFP4_INSTANTIATE(nvfp4::ActAmaxPartial);
 NVFP4_INSTANTIATE(nvfp4::ActGlobalScale);
 NVFP4_INSTANTIATE(nvfp4::ActQuantize);

@@ -23,13 +23,15 @@ ShapeFacts facts(FusedShape s) {
   });
 }
 
-// With wgmma, w128n128 for every M > 64: on the H200 it beat m64n128 at M =
-// 128 and m128n128 at M = 256 to 1024 on all three msweep shapes (PERF.md).
+// With wgmma, w128n128 for 64 < M <= 128 (on the H200 it beat m64n128 at M
+// = 128 on all three msweep shapes) and w256n128 above (each at its best
+// split, it tied w128n128 at 4096 x 4096, M = 256 and 512, and beat it by
+// 10 to 23 % at M = 256 to 1024 everywhere else; PERF.md).
 FusedShape shape_for(int64_t M, bool wgmma) {
   return M <= 16    ? FusedShape::m16n64
          : M <= 32  ? FusedShape::m32n128
          : M <= 64  ? FusedShape::m64n128
-         : wgmma    ? FusedShape::w128n128
+         : wgmma    ? (M <= 128 ? FusedShape::w128n128 : FusedShape::w256n128)
          : M <= 128 ? FusedShape::m64n128
                     : FusedShape::m128n128;
 }
@@ -71,7 +73,8 @@ FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K, bool wgmma) {
   // msweep shapes at M = 128, 256 and 512. "The most slices in one wave"
   // fits those too, but took the replay's down_proj (5120 x 18432, M = 256,
   // 80 blocks) from k3 to k1 and from 233.8 to 326.1 ms.
-  const double parts_weight = shape == FusedShape::w128n128 ? 0.5 : 1.0;
+  const bool wgmma_shape = shape == FusedShape::w128n128 || shape == FusedShape::w256n128;
+  const double parts_weight = wgmma_shape ? 0.5 : 1.0;
   int32_t best = 1;
   for (int32_t s = 2; s <= most; ++s) {
     if (split_cost(M, N, K, f, blocks, slots, s, parts_weight) <
@@ -85,8 +88,8 @@ FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K, bool wgmma) {
 const char* prefill_fused_variant_name(const FusedPlan& plan) {
   if (plan.gemv_slices > 1) return GemvMmaSlices16::variant_name(plan.gemv_slices);
   static const auto names = [] {
-    std::array<std::array<std::string, kFusedMaxKSlices + 1>, 5> n;
-    const char* shapes[] = {"m16n64", "m32n128", "m64n128", "m128n128", "w128n128"};
+    std::array<std::array<std::string, kFusedMaxKSlices + 1>, 6> n;
+    const char* shapes[] = {"m16n64", "m32n128", "m64n128", "m128n128", "w128n128", "w256n128"};
     for (std::size_t s = 0; s < n.size(); ++s) {
       for (int32_t k = 1; k <= kFusedMaxKSlices; ++k) {
         n[s][k] = std::string(shapes[s]) + (k > 1 ? "/k" + std::to_string(k) : "");

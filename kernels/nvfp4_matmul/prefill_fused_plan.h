@@ -12,8 +12,10 @@ namespace nvfp4 {
 
 // The block shapes, named by the rows of A x rows of W one block holds
 // (prefill_fused.cuh, mma.sync). w128n128: prefill_fused_wgmma.cuh's 128 x 128
-// block with sm_90a's wgmma, for M > 64 where the device has it.
-enum class FusedShape : uint8_t { m16n64, m32n128, m64n128, m128n128, w128n128 };
+// block with sm_90a's wgmma, for 64 < M <= 128 where the device has it.
+// w256n128: the same kernel with two tiles of A a block (each weight decoded
+// once for 256 rows of A), for M > 128.
+enum class FusedShape : uint8_t { m16n64, m32n128, m64n128, m128n128, w128n128, w256n128 };
 
 struct FusedPlan {
   FusedShape shape;
@@ -31,12 +33,12 @@ inline constexpr int64_t kFusedPlanMultiprocessors = 132;
 inline constexpr int32_t kFusedMaxKSlices = 8;
 
 // The shape by M (the smallest that holds M's rows, 128 rows a block above
-// 64; with wgmma, w128n128 for every M > 64, which measured faster than the
+// 64; with wgmma, w128n128 up to M = 128 and w256n128 above, which measured faster than the
 // mma.sync shapes on the H200, PERF.md); then, when the shape's blocks over
 // M and N leave some of the plan's multiprocessors without a block, the slices of K (1..8) that
 // move the fewest bytes per wave-filled time (prefill_fused_plan.cc, split_cost), the fewest on a
-// tie (w128n128's parts at half weight). A slice holds at least one 128-k step, and the parts fit
-// in half the operator's [N, K] scratch (k_slices * 4 * M <= K).
+// tie (the wgmma shapes' parts at half weight). A slice holds at least one 128-k step, and the
+// parts fit in half the operator's [N, K] scratch (k_slices * 4 * M <= K).
 FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K, bool wgmma);
 
 // "m16n64", ...; with k_slices > 1 "m16n64/k4"; the GEMV-shaped path

@@ -30,21 +30,29 @@ decltype(auto) with_fused_shape(FusedShape shape, F&& f) {
       return f(FusedShapeTag<PrefillFusedM64N128>{});
     case FusedShape::w128n128:
       return f(FusedShapeTag<PrefillFusedWgmma>{});
+    case FusedShape::w256n128:
+      return f(FusedShapeTag<PrefillFusedWgmmaTiles<2>>{});
     default:
       return f(FusedShapeTag<PrefillFusedM128N128>{});
   }
 }
+
+template <class F>
+inline constexpr bool kIsWgmmaShape = false;
+template <int kATiles>
+inline constexpr bool kIsWgmmaShape<PrefillFusedWgmmaTiles<kATiles>> = true;
 
 // Launches a shape's kernel. The wgmma shape is a kernel a kind
 // (PrefillFusedWgmmaOf), picked here by the operands' kind.
 template <class Fused>
 void launch_fused(nvh::Backend& backend, const nvh::LaunchShape& shape,
                   const PrefillFusedParams& params) {
-  if constexpr (std::is_same_v<Fused, PrefillFusedWgmma>) {
+  if constexpr (kIsWgmmaShape<Fused>) {
+    constexpr int kTiles = Fused::kATiles;
     if (params.kind == nvh::HalfKind::fp16) {
-      nvh::launch<PrefillFusedWgmmaOf<nvh::HalfKind::fp16>>(backend, shape, params);
+      nvh::launch<PrefillFusedWgmmaOf<nvh::HalfKind::fp16, kTiles>>(backend, shape, params);
     } else {
-      nvh::launch<PrefillFusedWgmmaOf<nvh::HalfKind::bf16>>(backend, shape, params);
+      nvh::launch<PrefillFusedWgmmaOf<nvh::HalfKind::bf16, kTiles>>(backend, shape, params);
     }
   } else {
     nvh::launch<Fused>(backend, shape, params);

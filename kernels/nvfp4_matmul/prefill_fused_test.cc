@@ -60,7 +60,7 @@ TEST_P(FusedOnBackend, MatchesTheReferenceAtTileEdges) {
   struct Shape {
     int64_t M, N, K;
     const char* plan;        // without wgmma (mma.sync)
-    const char* wgmma_plan;  // with it (w128n128 above M = 64)
+    const char* wgmma_plan;  // with it (w128n128 above M = 64, w256n128 above 128)
   };
   const Shape shapes[] = {
       {9, 32, 128, "m16n64", "m16n64"},            // one step: a block stage of 4 with 3 warps idle
@@ -73,10 +73,13 @@ TEST_P(FusedOnBackend, MatchesTheReferenceAtTileEdges) {
       // mma.sync: two blocks over M, the second of one row; wgmma: one
       // block of 65 rows, a second block over N of 2 rows
       {65, 130, 512, "m64n128", "w128n128"},
-      {100, 136, 768, "m64n128", "w128n128"},         // 3 stages of 4 (mma.sync); 6 of 5 (wgmma)
-      {130, 136, 1024, "m128n128", "w128n128"},       // 8 stages: more than the pipeline's 5
-      {129, 16, 1280, "m128n128/k2", "w128n128/k2"},  // two blocks over M, slices of 5 steps
-      {128, 64, 1792, "m64n128/k3", "w128n128/k3"},   // slices of 5, 5, 4 steps: odd and even
+      {100, 136, 768, "m64n128", "w128n128"},    // 3 stages of 4 (mma.sync); 6 of 5 (wgmma)
+      {130, 136, 1024, "m128n128", "w256n128"},  // rows of A past M in the second tile, 8 stages
+      {129, 16, 1280, "m128n128/k2", "w256n128/k2"},  // one row in the second tile, slices of 5
+      // w256n128: two blocks over M (the second of 44 rows), 6 stages: more
+      // than its pipeline's 3; a block over N of 8 rows past N
+      {300, 136, 768, "m128n128", "w256n128"},
+      {128, 64, 1792, "m64n128/k3", "w128n128/k3"},  // slices of 5, 5, 4 steps: odd and even
   };
   // Two runs a shape, fp16 and bf16, with bias and exact mode (the g = 2^e
   // fast path) alternating so that the two or more shapes of each block
@@ -183,8 +186,13 @@ TEST(PrefillFusedPlan, ShapeByMSlicesByTheBlocksLeft) {
   EXPECT_EQ(plan(128, 4096, 4096, true), "w128n128/k4");  // the most slices in one wave
   EXPECT_EQ(plan(128, 14336, 4096, true), "w128n128");    // 112 blocks
   EXPECT_EQ(plan(128, 4096, 14336, true), "w128n128/k4");
-  EXPECT_EQ(plan(256, 4096, 4096, true), "w128n128/k2");
-  EXPECT_EQ(plan(512, 4096, 4096, true), "w128n128");
+  // Above M = 128 w256n128, each weight decoded once for 256 rows of A:
+  // the splits the H200 measured fastest of k1, k2, k4, k8 (PERF.md).
+  EXPECT_EQ(plan(256, 4096, 4096, true), "w256n128/k4");
+  EXPECT_EQ(plan(256, 14336, 4096, true), "w256n128");
+  EXPECT_EQ(plan(256, 4096, 14336, true), "w256n128/k4");
+  EXPECT_EQ(plan(512, 4096, 4096, true), "w256n128/k2");
+  EXPECT_EQ(plan(1024, 4096, 4096, true), "w256n128");
   // Never a slice without a step, never parts over half the [N, K] scratch.
   for (bool wgmma : {false, true}) {
     for (int64_t M : {9, 16, 33, 64, 100, 300}) {
@@ -270,14 +278,15 @@ TEST(PrefillFusedLayout, AQuarterWarpsReadsHitEveryBankOnce) {
 // 1024-byte-aligned half), every (row, chunk) of A and W has its own slot,
 // the scales follow, and a quarter-warp's 16-byte reads of W's rows (rows g
 // and g + 8 of a warp, pitch kWRowPitch) hit every bank once.
-TEST(PrefillFusedWgmmaLayout, AIsWgmmasSwizzledTileAndSlotsTileTheStage) {
-  using F = PrefillFusedWgmma;
+template <class F>
+void expect_wgmma_stage_layout() {
   std::set<uint32_t> slots;
   for (uint32_t r = 0; r < F::kTileRows; ++r) {
     for (uint32_t c = 0; c < 16; ++c) {
       const uint32_t half = c / 8, j = c % 8;
-      EXPECT_EQ(F::a_offset(r, c),
-                half * F::kAHalfBytes + (r / 8) * 1024 + (r % 8) * 128 + 16 * (j ^ (r % 8)))
+      const uint32_t tile = r / 128, rt = r % 128;  // each 128 rows a tile wgmma reads whole
+      EXPECT_EQ(F::a_offset(r, c), tile * F::kATileBytes + half * F::kAHalfBytes + (rt / 8) * 1024 +
+                                       (rt % 8) * 128 + 16 * (j ^ (rt % 8)))
           << "row " << r << ", chunk " << c;
       slots.insert(F::a_offset(r, c));
     }
@@ -299,6 +308,13 @@ TEST(PrefillFusedWgmmaLayout, AIsWgmmasSwizzledTileAndSlotsTileTheStage) {
     }
     EXPECT_TRUE(banks.all()) << "W chunk " << c << ": banks " << banks;
   }
+}
+
+// One tile of A (w128n128) and two (w256n128), whose stages also fit the
+// shared memory (PrefillFusedWgmmaTiles::kSharedBytes's static_assert).
+TEST(PrefillFusedWgmmaLayout, AIsWgmmasSwizzledTileAndSlotsTileTheStage) {
+  expect_wgmma_stage_layout<PrefillFusedWgmmaTiles<1>>();
+  expect_wgmma_stage_layout<PrefillFusedWgmmaTiles<2>>();
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FusedOnBackend, ::testing::ValuesIn(nvh::backend_names()),

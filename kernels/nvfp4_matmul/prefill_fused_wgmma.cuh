@@ -1,12 +1,21 @@
-// prefill_fused's warpgroup-mma kernel (FusedShape::w128n128): the same
-// operator as prefill_fused.cuh (packed weights decoded on chip, no
-// scratch, fp32 sums, the contract's weights) with sm_90a's wgmma in place
-// of mma.sync, for M > 64 where the plan takes it (prefill_fused_plan.h).
+// prefill_fused's warpgroup-mma kernel (FusedShape::w128n128, and w256n128
+// with two tiles of A a block): the same operator as prefill_fused.cuh
+// (packed weights decoded on chip, no scratch, fp32 sums, the contract's
+// weights) with sm_90a's wgmma in place of mma.sync, for M > 64 where the
+// plan takes it (prefill_fused_plan.h).
+//
+// Two tiles of A (kATiles = 2, M > 128): each weight is decoded once and
+// multiplied into both 128-row tiles (two wgmmas of N = 128 a k16 step,
+// 128 accumulators a thread), where one tile a block decoded it once a
+// tile: the decode is most of a stage's instructions (PERF.md). A stage
+// then takes 75 KB, so three stages fit, and it is decoded in two parts
+// of four k16 steps whose register sets alternate (a whole stage's two
+// sets beside 128 accumulators spilled 400 bytes).
 //
 // Roles: Y^T = W A^T. The weights take wgmma's A slot, from registers: each
 // of a block's two warpgroups owns 64 rows of W, each of its warps 16, in
 // mma.m16n8k16's A fragment layout. The activations take the B slot, from
-// shared memory: 128 rows of A (wgmma's N = 128) of one 64-k half of a
+// shared memory: 128 rows of A (wgmma's N = 128; a tile) of one 64-k half of a
 // stage, 128 bytes a row in the 128-byte-swizzled layout wgmma reads
 // (device_ctx.cuh), copied there with cp.async as they are in memory. So
 // A's k order is fixed, and each lane (g, t) must feed k = 2t, 2t + 1 of
@@ -33,10 +42,11 @@
 // and fences them for the async proxy (fence_proxy_async), which wgmma
 // reads through; after it, the block issues the copies of the stage
 // kStages - 2 ahead into the slot the stage two back used, decodes this
-// stage into one of two sets of A registers, issues its 8 wgmmas (2 halves
-// x 4 k16 steps) as one group, and waits until only that group is in
-// flight: the previous stage's wgmmas, which read the other set of
-// registers and the slot the next copies overwrite, have retired.
+// stage (or its part) into one of two sets of A registers, issues its
+// wgmmas (8 k16 steps, or 4, over each tile of A) as one group, and waits
+// until only that group is in flight: the group before, which read the
+// other set of registers (and, a stage back, the slot the next copies
+// overwrite), has retired.
 //
 // K split across blocks and M tiles on grid.y past 65535: as
 // prefill_fused.cuh (Slice, k_slices, parts, prefill_fused_sum).
@@ -54,10 +64,13 @@
 
 namespace nvfp4 {
 
-struct PrefillFusedWgmma {
+template <int kATilesArg>
+struct PrefillFusedWgmmaTiles {
+  static constexpr int kATiles = kATilesArg;  // 128-row tiles of A a block holds (1 or 2)
+  static_assert(kATiles == 1 || kATiles == 2, "one or two tiles of A a block");
   static constexpr int kWarpGroups = 2;
   static constexpr uint32_t kMaxBlockThreads = 128 * kWarpGroups;
-  static constexpr int kTileRows = 128;               // rows of A a block holds (wgmma's N)
+  static constexpr int kTileRows = 128 * kATiles;     // rows of A a block holds (wgmma's N a tile)
   static constexpr int kTileCols = 64 * kWarpGroups;  // rows of W a block holds (wgmma's M)
   static constexpr int64_t kStepK = 128;              // a stage's k
   static constexpr int kKWarps = 1;  // warps along K per tile (the warpgroups split W's rows)
@@ -66,10 +79,11 @@ struct PrefillFusedWgmma {
   // warpgroups, beat one warpgroup per block (two blocks an SM, three stages)
   // and a 256-row N at M = 128 to 512 (a standalone prototype of this
   // kernel, timed beside cuBLAS and not kept).
-  static constexpr int kStages = 5;
+  static constexpr int kStages = kATiles == 1 ? 5 : 3;
   static constexpr int kMinBlocksPerSM = 1;
-  static constexpr uint32_t kAHalfBytes = kTileRows * 128;  // one 64-k half of A's tile
-  static constexpr uint32_t kABytes = 2 * kAHalfBytes;
+  static constexpr uint32_t kAHalfBytes = 128 * 128;  // one 64-k half of a 128-row tile of A
+  static constexpr uint32_t kATileBytes = 2 * kAHalfBytes;
+  static constexpr uint32_t kABytes = kATiles * kATileBytes;
   // A row of W's codes in a stage is 64 bytes; 80 apart, the 8 rows a
   // quarter-warp reads at once fall on 8 different 16-byte bank groups.
   static constexpr uint32_t kWRowBytes = 64, kWRowPitch = 80;
@@ -82,14 +96,15 @@ struct PrefillFusedWgmma {
   // is only 16-byte aligned).
   static constexpr uint32_t kSharedBytes = kStages * kStageBytes + 1024;
   static_assert(kSharedBytes <= 227 * 1024, "a block's shared memory on sm_90");
-  static constexpr int kSums = kTileRows / 2;  // accumulators a thread holds (wgmma's N / 2)
+  static constexpr int kTileSums = 64;  // accumulators a thread holds a tile of A (wgmma's N / 2)
+  static constexpr int kSums = kATiles * kTileSums;
 
   using Params = PrefillFusedParams;
   static constexpr uint32_t kMaxGridRows = 65535;
 
   NVH_HD static int64_t m_tiles(int64_t M) { return (M + kTileRows - 1) / kTileRows; }
   static nvh::LaunchShape shape(const Params& p) {
-    nvh::LaunchShape s = fused_tile_launch<PrefillFusedWgmma>(p);
+    nvh::LaunchShape s = fused_tile_launch<PrefillFusedWgmmaTiles>(p);
     s.reads_shared_async = true;
     return s;
   }
@@ -104,13 +119,15 @@ struct PrefillFusedWgmma {
   // Byte offsets in a stage: A's 16-byte chunk c (0..15, 8 k each) of row r
   // (half c / 8, chunk c % 8 swizzled by r % 8); W's row r; its scales.
   NVH_HD static uint32_t a_offset(uint32_t r, uint32_t c) {
-    return (c / 8) * kAHalfBytes + r * 128 + (((c % 8) ^ (r % 8)) * 16);
+    // One tile: r < 128 (spelled out, so that no division is left per copy).
+    const uint32_t tile = kATiles == 1 ? 0 : r / 128, rt = r - 128 * tile;
+    return tile * kATileBytes + (c / 8) * kAHalfBytes + rt * 128 + (((c % 8) ^ (rt % 8)) * 16);
   }
   NVH_HD static uint32_t w_offset(uint32_t r) { return kABytes + r * kWRowPitch; }
   NVH_HD static uint32_t scale_offset(uint32_t r) { return kABytes + kWBytes + r * kScaleRowBytes; }
 
   // The block copies stage `stage` of its slice into `slot`: 16 chunks of
-  // each of A's 128 rows, 4 of each of W's 128 rows, 2 words of scales a
+  // each of A's kTileRows rows, 4 of each of W's 128 rows, 2 words of scales a
   // row. A thread copies the same chunk of rows 16 apart, so its offsets
   // step by whole rows (the swizzle's row input, r % 8, stays).
   template <class Ctx>
@@ -156,15 +173,25 @@ struct PrefillFusedWgmma {
     return nvh::byte_perm(x, 0u, 0x3120u);
   }
 
-  // The 8 block scales of a stage's row as each path uses them.
+  // A stage is decoded and multiplied in kParts parts of kPartSteps k16
+  // steps: one part with one tile of A; two with two, so that the part's A
+  // registers and the previous part's (still read by its wgmmas) fit beside
+  // the 128 accumulators (a whole stage's two sets spilled 400 bytes).
+  static constexpr int kParts = kATiles;
+  static constexpr int kPartSteps = 8 / kParts;
+
+  // The block scales of a part of a stage's row (kPartSteps of them, from
+  // 4-byte words at `at`), as each path uses them.
   template <nvh::HalfKind kKind, bool kContract>
   struct RowScales {
-    uint32_t pairs[8];  // fast: (s f, s f) for the HMUL2
-    float values[8];    // contract: fl32(e4m3 * g)
-    NVH_HD RowScales(uint32_t low4, uint32_t high4, float g) {
-      const uint32_t words[2] = {low4, high4};
+    uint32_t pairs[kPartSteps];  // fast: (s f, s f) for the HMUL2
+    float values[kPartSteps];    // contract: fl32(e4m3 * g)
+    NVH_HD RowScales(const uint8_t* at, float g) {
+      uint32_t words[kPartSteps / 4];
       NVH_UNROLL
-      for (int b = 0; b < 8; b += 2) {
+      for (int w = 0; w < kPartSteps / 4; ++w) words[w] = nvh::load_generic_u32(at + 4 * w);
+      NVH_UNROLL
+      for (int b = 0; b < kPartSteps; b += 2) {
         const uint16_t two = static_cast<uint16_t>(words[b / 4] >> (8 * (b % 4)));
         if constexpr (kContract) {
           values[b] = dequant_scale(static_cast<uint8_t>(two), g);
@@ -174,7 +201,7 @@ struct PrefillFusedWgmma {
         }
       }
     }
-    // Pair `pair` (two weights of block `block`) as the contract has them.
+    // Pair `pair` (two weights of block `block` of the part) as the contract has them.
     NVH_HD uint32_t weights(uint32_t pair, int block) const {
       if constexpr (kContract) {
         constexpr float kUnbias = kKind == nvh::HalfKind::fp16 ? 0x1p14f : 0x1p126f;
@@ -190,22 +217,22 @@ struct PrefillFusedWgmma {
     }
   };
 
-  // Lane (g, t)'s A registers of a stage: frag[s] for k16 step s (half s /
-  // 4, step s % 4), registers {row g, k 2t..} {row g + 8, k 2t..} {row g,
-  // k 2t + 8..} {row g + 8, k 2t + 8..}: chunk 2s, then 2s + 1, of each row.
+  // Lane (g, t)'s A registers of part `part` of a stage: frag[s] for k16
+  // step part * kPartSteps + s of the stage (half of it / 4, step % 4),
+  // registers {row g, k 2t..} {row g + 8, k 2t..} {row g, k 2t + 8..} {row
+  // g + 8, k 2t + 8..}: chunk 2s, then 2s + 1, of each row.
   template <nvh::HalfKind kKind, bool kContract>
-  NVH_HD NVH_INLINE static void decode_stage(const uint8_t* slot, uint32_t row0, uint32_t t,
-                                             float g, uint32_t frag[8][4]) {
+  NVH_HD NVH_INLINE static void decode_part(const uint8_t* slot, uint32_t row0, uint32_t t, float g,
+                                            int part, uint32_t frag[kPartSteps][4]) {
     const uint32_t pick = t | ((4 + t) << 4);  // byte t of two words, as bytes 0 and 1
     NVH_UNROLL
     for (int h = 0; h < 2; ++h) {
       const uint32_t row = row0 + 8 * h;
       const uint8_t* codes = slot + w_offset(row);
-      const RowScales<kKind, kContract> scales(nvh::load_generic_u32(slot + scale_offset(row)),
-                                               nvh::load_generic_u32(slot + scale_offset(row) + 4),
-                                               g);
+      const RowScales<kKind, kContract> scales(slot + scale_offset(row) + kPartSteps * part, g);
       NVH_UNROLL
-      for (int j = 0; j < 4; ++j) {
+      for (int jj = 0; jj < kPartSteps / 2; ++jj) {
+        const int j = part * (kPartSteps / 2) + jj;
         const nvh::U32x4 v = nvh::load_generic_u32x4(codes + 16 * j);  // chunks 4j..4j+3
         const uint32_t bytes =
             nvh::byte_perm(nvh::byte_perm(v.x, v.y, pick), nvh::byte_perm(v.z, v.w, pick), 0x5410u);
@@ -213,7 +240,7 @@ struct PrefillFusedWgmma {
         SpreadDecode<kKind>::pairs(unshuffle_nibbles(bytes), pairs);
         NVH_UNROLL
         for (int i = 0; i < 4; ++i) {
-          const int chunk = 4 * j + i;
+          const int chunk = 4 * jj + i;  // of the part
           frag[chunk / 2][2 * (chunk % 2) + h] = scales.weights(pairs[i], chunk / 2);
         }
       }
@@ -227,13 +254,14 @@ struct PrefillFusedWgmma {
   };
 
   // One stage: wait for its copies, fence them for wgmma, meet; copy the
-  // stage kStages - 2 ahead; decode; issue the 8 wgmmas; retire the last
-  // stage's.
+  // stage kStages - 2 ahead; then for each part, decode it, issue its
+  // wgmmas (kPartSteps k16 steps, each over every tile of A) as one group
+  // and retire the group before it.
   template <nvh::HalfKind kKind, class Ctx>
   NVH_HD NVH_INLINE static void run_stage(Ctx& ctx, const Params& p, const Tile& tile,
                                           const Place& w, uint8_t* stages, int64_t s, int64_t count,
-                                          float g, bool contract, uint32_t frag[8][4],
-                                          float acc[kSums]) {
+                                          float g, bool contract,
+                                          uint32_t frag[kParts][kPartSteps][4], float acc[kSums]) {
     ctx.template cp_async_wait<kStages - 3>();
     ctx.fence_proxy_async();
     ctx.sync_threads();
@@ -243,21 +271,29 @@ struct PrefillFusedWgmma {
     }
     ctx.cp_async_commit();
     uint8_t* slot = stages + (s % kStages) * kStageBytes;
-    // The path is a uniform branch around the decode alone: one stage loop
-    // and one set of fragments for both (two loops, one a path, spilled).
-    if (contract) {
-      decode_stage<kKind, true>(slot, w.w_row0(), w.t, g, frag);
-    } else {
-      decode_stage<kKind, false>(slot, w.w_row0(), w.t, g, frag);
-    }
-    ctx.wgmma_fence();
     NVH_UNROLL
-    for (int step = 0; step < 8; ++step) {
-      ctx.template wgmma_m64k16<kTileRows>(
-          acc, frag[step], slot + (step / 4) * kAHalfBytes + (step % 4) * 32, kKind);
+    for (int part = 0; part < kParts; ++part) {
+      // The path is a uniform branch around the decode alone: one stage loop
+      // and one set of fragments for both (two loops, one a path, spilled).
+      if (contract) {
+        decode_part<kKind, true>(slot, w.w_row0(), w.t, g, part, frag[part]);
+      } else {
+        decode_part<kKind, false>(slot, w.w_row0(), w.t, g, part, frag[part]);
+      }
+      ctx.wgmma_fence();
+      NVH_UNROLL
+      for (int local = 0; local < kPartSteps; ++local) {
+        const int step = part * kPartSteps + local;
+        NVH_UNROLL
+        for (int at = 0; at < kATiles; ++at) {
+          ctx.template wgmma_m64k16<128>(
+              acc + at * kTileSums, frag[part][local],
+              slot + at * kATileBytes + (step / 4) * kAHalfBytes + (step % 4) * 32, kKind);
+        }
+      }
+      ctx.wgmma_commit();
+      ctx.template wgmma_wait<1>();
     }
-    ctx.wgmma_commit();
-    ctx.template wgmma_wait<1>();
   }
 
   template <nvh::HalfKind kKind, class Ctx>
@@ -275,17 +311,25 @@ struct PrefillFusedWgmma {
       if (NVFP4_PROBE(s < count)) issue_stage(ctx, p, tile, s, stages + s * kStageBytes);
       ctx.cp_async_commit();
     }
-    // Two sets of A registers, the stage's and the one before's (still
-    // being read by its wgmmas): the loop unrolled by two keeps each set in
-    // registers.
-    uint32_t frag[2][8][4];
-    int64_t s = 0;
-    for (; NVFP4_PROBE(s + 1 < count); s += 2) {
-      run_stage<kKind>(ctx, p, tile, w, stages, s, count, g, contract, frag[0], acc);
-      run_stage<kKind>(ctx, p, tile, w, stages, s + 1, count, g, contract, frag[1], acc);
-    }
-    if (NVFP4_PROBE(s < count)) {
-      run_stage<kKind>(ctx, p, tile, w, stages, s, count, g, contract, frag[0], acc);
+    if constexpr (kParts == 1) {
+      // Two sets of A registers, the stage's and the one before's (still
+      // being read by its wgmmas): the loop unrolled by two keeps each set
+      // in registers.
+      uint32_t frag[2][1][kPartSteps][4];
+      int64_t s = 0;
+      for (; NVFP4_PROBE(s + 1 < count); s += 2) {
+        run_stage<kKind>(ctx, p, tile, w, stages, s, count, g, contract, frag[0], acc);
+        run_stage<kKind>(ctx, p, tile, w, stages, s + 1, count, g, contract, frag[1], acc);
+      }
+      if (NVFP4_PROBE(s < count)) {
+        run_stage<kKind>(ctx, p, tile, w, stages, s, count, g, contract, frag[0], acc);
+      }
+    } else {
+      // The two parts' sets alternate within each stage already.
+      uint32_t frag[kParts][kPartSteps][4];
+      for (int64_t s = 0; NVFP4_PROBE(s < count); ++s) {
+        run_stage<kKind>(ctx, p, tile, w, stages, s, count, g, contract, frag, acc);
+      }
     }
     ctx.template wgmma_wait<0>();
     ctx.template cp_async_wait<0>();
@@ -299,8 +343,9 @@ struct PrefillFusedWgmma {
                            int64_t z, const float acc[kSums]) {
     NVH_UNROLL
     for (int i = 0; i < kSums; ++i) {
-      const int64_t n = tile.n0 + w.w_row0() + ((i % 4) >= 2 ? 8 : 0);
-      const int64_t m = tile.m0 + 8 * (i / 4) + 2 * w.t + (i % 2);
+      const int e = i % kTileSums;  // tile i / kTileSums of A
+      const int64_t n = tile.n0 + w.w_row0() + ((e % 4) >= 2 ? 8 : 0);
+      const int64_t m = tile.m0 + 128 * (i / kTileSums) + 8 * (e / 4) + 2 * w.t + (e % 2);
       if (NVFP4_PROBE(m >= p.M || n >= p.N)) continue;
       if (NVFP4_PROBE(p.k_slices == 1)) {
         store_gemv_output<kKind>(p, nvh::mul_rn(acc[i], restore), m, n);
@@ -339,11 +384,14 @@ struct PrefillFusedWgmma {
 // One kernel a kind (launch_fused, prefill_fused_shapes.cuh, picks it by
 // p.kind): with both kinds in one kernel ptxas gave it 255 registers and
 // spilled 3.5 KB a thread, where each kind alone fits (2026-12-02).
-template <nvh::HalfKind kKind>
-struct PrefillFusedWgmmaOf : PrefillFusedWgmma {
+using PrefillFusedWgmma = PrefillFusedWgmmaTiles<1>;
+
+template <nvh::HalfKind kKind, int kATiles = 1>
+struct PrefillFusedWgmmaOf : PrefillFusedWgmmaTiles<kATiles> {
+  using Params = PrefillFusedParams;
   template <class Ctx>
   NVH_HD static void body(Ctx& ctx, const Params& p) {
-    run_kind<kKind>(ctx, p);
+    PrefillFusedWgmmaTiles<kATiles>::template run_kind<kKind>(ctx, p);
   }
 };
 

@@ -1238,7 +1238,7 @@ FusedFacts fused_facts(FusedShape shape) {
 FusedPlan fused_plan(const CaseVerdict& v) {
   if (v.decision.variant.rfind("gemv", 0) == 0) return {FusedShape::m16n64, 1, 2};
   for (FusedShape shape : {FusedShape::m16n64, FusedShape::m32n128, FusedShape::m64n128,
-                           FusedShape::m128n128, FusedShape::w128n128}) {
+                           FusedShape::m128n128, FusedShape::w128n128, FusedShape::w256n128}) {
     for (int32_t k = 1; k <= kFusedMaxKSlices; ++k) {
       if (v.decision.variant == prefill_fused_variant_name({shape, k})) return {shape, k};
     }
@@ -1262,7 +1262,7 @@ FusedFacts fused_facts(const CaseVerdict& v) { return fused_facts(fused_plan(v).
 std::size_t fused_shape_aim(Family& f, FusedShape shape) {
   const FusedFacts facts = fused_facts(shape);
   const FusedPlan plan{shape, 1};
-  const bool wgmma = shape == FusedShape::w128n128;
+  const bool wgmma = shape == FusedShape::w128n128 || shape == FusedShape::w256n128;
   return add_aim(f,
                  std::string("prefill_fused in blocks of shape ") +
                      prefill_fused_variant_name(plan) + " (" + str(facts.k_warps) + " K warps, " +
@@ -1300,10 +1300,10 @@ Family prefill_fused() {
            {},
            rc::gen::just(CaseSpec{}),
            {}};  // random is set below
-  const std::size_t blocks[5] = {
-      fused_shape_aim(f, FusedShape::m16n64), fused_shape_aim(f, FusedShape::m32n128),
-      fused_shape_aim(f, FusedShape::m64n128), fused_shape_aim(f, FusedShape::m128n128),
-      fused_shape_aim(f, FusedShape::w128n128)};
+  const std::size_t blocks[6] = {
+      fused_shape_aim(f, FusedShape::m16n64),   fused_shape_aim(f, FusedShape::m32n128),
+      fused_shape_aim(f, FusedShape::m64n128),  fused_shape_aim(f, FusedShape::m128n128),
+      fused_shape_aim(f, FusedShape::w128n128), fused_shape_aim(f, FusedShape::w256n128)};
   const auto split =
       add_aim(f, "prefill_fused splits K across blocks: parts, then prefill_fused_sum",
               [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
@@ -1371,15 +1371,21 @@ Family prefill_fused() {
   aimed(f, force(make_case("", 40, 8, 128, 16, DType::fp16, true, true, 9)), {blocks[2]});
   aimed(f, make_case("", kFusedMaxM, 8, 128, 16, DType::fp16, true, true, 9), {crossover});
   // w128n128 (prefill_fused_wgmma.cuh): half a tile of A, two blocks over N the
-  // last of 2 rows, K split; an odd stage count in slices; two blocks over
-  // M with more stages than its pipeline holds (forced past the crossover).
+  // last of 2 rows, K split; an odd stage count in slices. w256n128 (its two
+  // tiles of A, forced past the crossover): rows past M in the second tile
+  // and more stages than its pipeline holds; two blocks over M.
   aimed(f, make_case("", 65, 130, 1280, 16, DType::bf16, true, false, 12),
         {blocks[4], n_past, split});
   aimed(f, make_case("", 128, 64, 1792, 16, DType::fp16, false, true, 13), {blocks[4], split});
   {
     CaseSpec c = make_case("", 130, 136, 1024, 16, DType::bf16, false, true, 14);
     c.options.force_route = Route::prefill_fused;
-    aimed(f, c, {blocks[4], deep, n_past, m_blocks});
+    aimed(f, c, {blocks[5], deep, n_past});
+  }
+  {
+    CaseSpec c = make_case("", 300, 136, 768, 16, DType::fp16, true, false, 16);
+    c.options.force_route = Route::prefill_fused;
+    aimed(f, c, {blocks[5], deep, n_past, m_blocks});
   }
   {
     CaseSpec c = make_case("", kFusedMaxMWgmma, 8, 128, 16, DType::bf16, true, true, 15);
