@@ -1306,7 +1306,7 @@ Family prefill_fused() {
       fused_shape_aim(f, FusedShape::w128n128), fused_shape_aim(f, FusedShape::w256n128)};
   const auto split =
       add_aim(f, "prefill_fused splits K across blocks: parts, then prefill_fused_sum",
-              [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+              [](const CaseSpec&, const CaseVerdict& v, const AimContext&) {
                 return took_fused_kernel(v) && fused_plan(v).k_slices > 1;
               });
   const auto short_stage = add_aim(
@@ -1393,7 +1393,7 @@ Family prefill_fused() {
     aimed(f, c, {crossover_wgmma});
   }
   // The GEMV-shaped path (gemv_mma_slices.cuh, two groups of A's rows).
-  const auto gemv = [](const CaseSpec& s, const CaseVerdict& v) {
+  const auto gemv = [](const CaseSpec&, const CaseVerdict& v) {
     return took(v, Route::prefill_fused) && fused_plan(v).gemv_slices > 1;
   };
   const auto gemv_one_row = add_aim(
