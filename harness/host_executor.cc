@@ -108,6 +108,7 @@ class HostBlock {
     return warps_[thread / kWarpSize].words[lane];
   }
   uint32_t live_lanes(uint32_t thread) const { return warps_[thread / kWarpSize].live; }
+  uint64_t warp_generation(uint32_t thread) const { return warps_[thread / kWarpSize].generation; }
   // The operands of the mma the warp's lanes deposited, decoded by the first
   // lane past the barrier (one decode per mma, not one per lane).
   const MmaOperands& mma_operands(uint32_t thread, HalfKind kind);
@@ -160,6 +161,7 @@ class HostBlock {
   std::vector<Warp> warps_;
   std::vector<WarpGroup> groups_;
   memcheck::AsyncProxyShadow async_proxy_;
+  memcheck::CpAsyncShadow cp_async_;
   bool tracks_async_proxy_ = false;
   uint32_t block_live_ = 0, block_arrived_ = 0;
   uint64_t block_generation_ = 0;
@@ -185,6 +187,7 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
     groups_[g].live = std::min(kWarpGroupSize, n - g * kWarpGroupSize);
   tracks_async_proxy_ = shape.reads_shared_async;
   if (tracks_async_proxy_) async_proxy_.reset(shape.shared_bytes, n);
+  cp_async_.reset(shape.shared_bytes, n);
   block_live_ = n;
   block_arrived_ = 0;
   atomic_unfenced_ = 0;
@@ -201,6 +204,7 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
     c.order_.block_atomic_unfenced = &atomic_unfenced_;
     c.order_.async_proxy = tracks_async_proxy_ ? &async_proxy_ : nullptr;
     c.order_.linear_thread = t;
+    c.order_.cp_async = &cp_async_;
     c.shared_ = shared;
     c.block_state_ = this;
     fibers_[t] = ctx::fiber(std::allocator_arg, stacks_, [this, t, &body](ctx::fiber&& sink) {
@@ -267,6 +271,7 @@ void HostBlock::release_block_if_complete() {
     block_arrived_ = 0;
     ++block_generation_;
     if (tracks_async_proxy_) async_proxy_.barrier();  // fenced writes are now visible to wgmma
+    cp_async_.barrier();                              // landed copies, to every thread
   }
 }
 
@@ -357,7 +362,16 @@ float HostCtx::shfl_idx(float v, int src_lane) {
 }
 
 void HostCtx::sync_threads() { collectives("sync_threads").block_barrier(linear_thread_); }
-void HostCtx::sync_warp() { collectives("sync_warp").warp_barrier(linear_thread_); }
+void HostCtx::sync_warp() {
+  HostBlock& b = collectives("sync_warp");
+  b.warp_barrier(linear_thread_);
+  // Every lane had arrived: the copies their waits landed before are the
+  // warp's now. Once a barrier, by its first lane past it (a later lane's
+  // call would also publish what the first landed after it).
+  if (order_.cp_async) {
+    order_.cp_async->warp_synced(linear_thread_ / kWarpSize, b.warp_generation(linear_thread_));
+  }
+}
 
 // Fragment owners of mma.m16n8k16 (PTX ISA, "Matrix Fragments for mma.m16n8k16"):
 // groupID = lane / 4, threadID_in_group = lane % 4. A[row][k] sits in lane

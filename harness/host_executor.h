@@ -47,17 +47,24 @@ class HostCtx {
     return reinterpret_cast<T*>(shared_);
   }
 
-  // The GPU's asynchronous copies, done at once: a copy has landed by the
-  // time any wait returns, which is all a kernel may rely on. Checked like
-  // the portable layer: the source in global memory, the destination in
-  // shared memory, both aligned to the copy's size.
+  // The GPU's asynchronous copies, done at once, and checked like the
+  // portable layer: the source in global memory, the destination in shared
+  // memory, both aligned to the copy's size. In blocks run as fibers the
+  // commit groups and waits are tracked too (host_memcheck.h,
+  // CpAsyncShadow): a kernel may read a copy only once its wait (and, from
+  // another thread, a barrier after it) says it has landed.
   void cp_async16(void* shared_dst, const void* global_src) {
     cp_async(shared_dst, global_src, 16);
   }
   void cp_async4(void* shared_dst, const void* global_src) { cp_async(shared_dst, global_src, 4); }
-  void cp_async_commit() {}
+  void cp_async_commit() {
+    if (order_.cp_async) order_.cp_async->committed(linear_thread_);
+  }
   template <int kPending>
-  void cp_async_wait() {}
+  void cp_async_wait() {
+    static_assert(kPending >= 0, "cp.async.wait_group takes a count of groups");
+    if (order_.cp_async) order_.cp_async->waited(linear_thread_, kPending);
+  }
 
   // One warp-wide ldmatrix.m8n8.x4 (device_ctx.cuh says which lane gets
   // what): every lane's row address is checked as a 16-byte shared-memory

@@ -236,6 +236,119 @@ void Scope::fail_unfenced_store(uintptr_t a, const Dim3& other, const ThreadOrde
           "sees this atomic may not yet see that store)");
 }
 
+void Scope::check_cp_async(std::size_t offset, uint32_t width, Op op) {
+  CpAsyncShadow& shadow = *order_->cp_async;
+  const std::string hazard = op == Op::load
+                                 ? shadow.read_hazard(offset, width, order_->linear_thread)
+                                 : shadow.write_hazard(offset, width);
+  if (!hazard.empty()) fail_order(shared_.begin + offset, width, op, hazard);
+  if (op == Op::cp_async_write) shadow.issued(offset, width, order_->linear_thread);
+}
+
+void CpAsyncShadow::reset(std::size_t shared_bytes, uint32_t threads) {
+  const std::size_t granules = (shared_bytes + kGranule - 1) / kGranule;
+  state_.assign(granules, kSettled);
+  owner_.assign(granules, 0);
+  serial_.assign(granules, 0);
+  groups_.assign(threads, {});
+  open_.assign(threads, {});
+  landed_.assign((threads + 31) / 32, {});
+  synced_generation_.assign(landed_.size(), ~uint64_t{0});
+  warp_visible_.clear();
+  next_serial_ = 0;
+  unsettled_ = 0;
+}
+
+void CpAsyncShadow::issued(std::size_t offset, uint32_t width, uint32_t thread) {
+  for (std::size_t g = offset / kGranule; g < (offset + width + kGranule - 1) / kGranule; ++g) {
+    if (state_[g] == kSettled) ++unsettled_;
+    state_[g] = kInFlight;
+    owner_[g] = thread;
+    serial_[g] = ++next_serial_;
+    open_[thread].push_back({static_cast<uint32_t>(g), serial_[g]});
+  }
+}
+
+void CpAsyncShadow::committed(uint32_t thread) {
+  groups_[thread].push_back(std::move(open_[thread]));
+  open_[thread].clear();
+}
+
+void CpAsyncShadow::waited(uint32_t thread, uint32_t pending) {
+  auto& groups = groups_[thread];
+  while (groups.size() > pending) {
+    for (const Copy& c : groups.front()) {
+      if (state_[c.granule] == kInFlight && serial_[c.granule] == c.serial) {
+        state_[c.granule] = kLanded;
+        landed_[thread / 32].push_back(c.granule);
+      }
+    }
+    groups.erase(groups.begin());
+  }
+}
+
+void CpAsyncShadow::warp_synced(uint32_t warp, uint64_t generation) {
+  if (synced_generation_[warp] == generation) return;
+  synced_generation_[warp] = generation;
+  for (const uint32_t g : landed_[warp]) {
+    if (state_[g] == kLanded && owner_[g] / 32 == warp) {
+      state_[g] = kWarpVisible;
+      warp_visible_.push_back(g);
+    }
+  }
+  landed_[warp].clear();
+}
+
+void CpAsyncShadow::barrier() {
+  const auto settle = [this](uint32_t g) {
+    if (state_[g] == kLanded || state_[g] == kWarpVisible) {
+      state_[g] = kSettled;
+      --unsettled_;
+    }
+  };
+  for (auto& warp : landed_) {
+    for (const uint32_t g : warp) settle(g);
+    warp.clear();
+  }
+  for (const uint32_t g : warp_visible_) settle(g);
+  warp_visible_.clear();
+}
+
+std::string CpAsyncShadow::read_hazard(std::size_t offset, uint32_t width, uint32_t thread) const {
+  for (std::size_t g = offset / kGranule; g < (offset + width + kGranule - 1) / kGranule; ++g) {
+    const std::string by = "thread " + std::to_string(owner_[g]) +
+                           "'s cp.async into shared offset " + std::to_string(g * kGranule);
+    if (state_[g] == kInFlight) {
+      return "a read of " + by +
+             ", still in flight: no cp_async_wait of that thread has retired its group (the "
+             "GPU may not have landed it yet)";
+    }
+    if (state_[g] == kLanded && owner_[g] != thread) {
+      return "a read of " + by +
+             ", with no barrier since the wait that retired it (another thread sees a cp.async "
+             "only after a barrier that follows its wait: sync_warp within its warp, "
+             "sync_threads across the block)";
+    }
+    if (state_[g] == kWarpVisible && owner_[g] / 32 != thread / 32) {
+      return "a read of " + by +
+             ", from another warp with only a sync_warp of the writer's warp since the wait "
+             "that retired it (across warps a cp.async is seen after a block barrier)";
+    }
+  }
+  return "";
+}
+
+std::string CpAsyncShadow::write_hazard(std::size_t offset, uint32_t width) const {
+  for (std::size_t g = offset / kGranule; g < (offset + width + kGranule - 1) / kGranule; ++g) {
+    if (state_[g] == kInFlight) {
+      return "a write into shared offset " + std::to_string(g * kGranule) +
+             ", the destination of thread " + std::to_string(owner_[g]) +
+             "'s cp.async still in flight (it may land after this write and overwrite it)";
+    }
+  }
+  return "";
+}
+
 void AsyncProxyShadow::reset(std::size_t shared_bytes, uint32_t threads) {
   state_.assign((shared_bytes + 15) / 16, kVisible);
   writer_.assign(state_.size(), 0);

@@ -33,6 +33,14 @@
 //     (PTX ISA, "Proxies" and "wgmma.mma_async"). AsyncProxyShadow below
 //     tracks each 16-byte granule of shared memory from write to fence to
 //     barrier, and the executor's wgmma fails on a granule not yet through.
+//   - cp.async completion (blocks run as fibers): the executor copies at
+//     once, but on the GPU a cp.async lands some time before the wait that
+//     retires its group (cp_async_wait<n>: all but the thread's n newest
+//     committed groups), is visible to its own thread from that wait on, to
+//     the other lanes of its warp after a warp barrier (sync_warp: __syncwarp
+//     orders memory among its lanes) and to the block's other threads after a
+//     block barrier, each following the wait. CpAsyncShadow below tracks each 4-byte granule from
+//     issue to wait to barrier: a read before then, or a write into a copy still in flight, fails.
 // A violation throws MemoryViolation, naming the kernel, the thread and block,
 // the address, the access and the allocation it hit or was nearest to.
 //
@@ -120,6 +128,49 @@ class AsyncProxyShadow {
   std::vector<uint32_t> awaiting_barrier_;       // granules fenced since the last barrier
 };
 
+// Which 4-byte granules of a block's shared memory hold a cp.async that a
+// thread may not read yet (header comment). Hand-written: no library models
+// cp.async's commit groups.
+class CpAsyncShadow {
+ public:
+  void reset(std::size_t shared_bytes, uint32_t threads);
+  // A cp.async of [offset, offset + width) issued by `thread`, in the group
+  // its next commit closes.
+  void issued(std::size_t offset, uint32_t width, uint32_t thread);
+  void committed(uint32_t thread);
+  // cp_async_wait<pending> by `thread`: its committed groups but the
+  // `pending` newest have landed.
+  void waited(uint32_t thread, uint32_t pending);
+  // sync_warp of warp `warp` (threads 32 warp ..), its barrier number
+  // `generation`: what its threads' waits landed before it is visible to its
+  // lanes. Calls after the first with the same generation do nothing.
+  void warp_synced(uint32_t warp, uint64_t generation);
+  // A block barrier: what landed before it is visible to every thread.
+  void barrier();
+  // Why `thread` may not read (or write) [offset, offset + width) yet; ""
+  // when it may.
+  std::string read_hazard(std::size_t offset, uint32_t width, uint32_t thread) const;
+  std::string write_hazard(std::size_t offset, uint32_t width) const;
+  // No granule holds a copy that is not yet visible to all: nothing to check.
+  bool quiet() const { return unsettled_ == 0; }
+
+ private:
+  static constexpr uint32_t kGranule = 4;
+  enum : uint8_t { kSettled = 0, kInFlight = 1, kLanded = 2, kWarpVisible = 3 };
+  struct Copy {
+    uint32_t granule, serial;
+  };
+  std::vector<uint8_t> state_;                          // per granule
+  std::vector<uint32_t> owner_, serial_;                // per granule: the last copy into it
+  std::vector<std::vector<std::vector<Copy>>> groups_;  // per thread: committed, oldest first
+  std::vector<std::vector<Copy>> open_;                 // per thread: since its last commit
+  std::vector<std::vector<uint32_t>> landed_;           // per warp: landed since its last sync
+  std::vector<uint32_t> warp_visible_;                  // visible to their warp, not yet to all
+  std::vector<uint64_t> synced_generation_;             // per warp: its last sync_warp
+  uint32_t next_serial_ = 0;
+  std::size_t unsettled_ = 0;
+};
+
 // The ordering duties the checker tracks for one thread (the executor keeps
 // one per thread, and one block flag per block).
 struct ThreadOrder {
@@ -134,6 +185,9 @@ struct ThreadOrder {
   // the block, which the shadow records as a granule's writer.
   AsyncProxyShadow* async_proxy = nullptr;
   uint32_t linear_thread = 0;
+  // The block's cp.async shadow when its threads run as fibers (null
+  // otherwise).
+  CpAsyncShadow* cp_async = nullptr;
 };
 
 // What the checker knows while one worker thread runs blocks of one launch:
@@ -163,6 +217,11 @@ class Scope {
     if (order_ && !(a >= shared_.begin && last <= shared_.end)) check_order(a, width, op);
     if ((a & (width - 1)) == 0) {
       if (a >= shared_.begin && last <= shared_.end) {
+        if (space != Space::global && order_ && order_->cp_async) {
+          if (op == Op::cp_async_write || !order_->cp_async->quiet()) {
+            check_cp_async(a - shared_.begin, width, op);
+          }
+        }
         if (space != Space::global) {
           if (order_ && order_->async_proxy && (op == Op::store || op == Op::cp_async_write)) {
             order_->async_proxy->written(a - shared_.begin, width, order_->linear_thread);
@@ -209,6 +268,9 @@ class Scope {
     }
   }
   [[noreturn]] void fail_after_atomic(uintptr_t a, uint32_t width, Op op) const;
+  // CpAsyncShadow's rules for a shared-memory access at `offset`; records a
+  // cp.async write as issued.
+  void check_cp_async(std::size_t offset, uint32_t width, Op op);
 
   const char* kernel_;
   std::shared_ptr<const Regions> regions_;

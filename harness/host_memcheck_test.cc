@@ -331,6 +331,101 @@ TEST(HostMemcheck, GlobalAccessBeforeWaitingForThePriorGridIsCaughtInFibersAndPl
   }
 }
 
+// cp.async's completion (CpAsyncShadow): 64 threads (two warps) each copy 4
+// bytes into shared memory and read a neighbour's (or their own) copy, with
+// one step of the legal order left out or kept, by `order`.
+enum class CopyOrder : uint8_t {
+  legal,             // copy, commit, wait, block barrier, read the next thread's
+  read_before_wait,  // read its own copy before the wait
+  wait_one_too_few,  // two groups, wait<1>, read the newer group's copy
+  uncommitted,       // wait<0> without committing: no group is retired
+  no_barrier,        // thread 6 reads thread 5's landed copy, no barrier between
+  warp_barrier,      // the same with a sync_warp between (legal within the warp)
+  other_warp,        // thread 37 reads thread 5's copy after a sync_warp only
+  write_in_flight,   // a store into its own copy still in flight
+};
+struct CopyThenRead {
+  struct Params {
+    const uint32_t* src;
+    uint32_t* out;
+    CopyOrder order;
+  };
+  template <class Ctx>
+  static void body(Ctx& ctx, const Params& p) {
+    const uint32_t t = ctx.thread_idx().x;
+    uint32_t* slots = ctx.template shared_mem<uint32_t>();
+    ctx.cp_async4(slots + t, p.src + t);
+    switch (p.order) {
+      case CopyOrder::legal:
+        ctx.cp_async_commit();
+        ctx.template cp_async_wait<0>();
+        ctx.sync_threads();
+        store_u32(p.out + t, load_generic_u32(slots + (t + 1) % 64));
+        return;
+      case CopyOrder::read_before_wait:
+        ctx.cp_async_commit();
+        store_u32(p.out + t, load_generic_u32(slots + t));
+        ctx.template cp_async_wait<0>();
+        return;
+      case CopyOrder::wait_one_too_few:
+        ctx.cp_async_commit();
+        ctx.cp_async4(slots + 64 + t, p.src + t);
+        ctx.cp_async_commit();
+        ctx.template cp_async_wait<1>();
+        store_u32(p.out + t, load_generic_u32(slots + t));  // the first group's: landed
+        store_u32(p.out + t, load_generic_u32(slots + 64 + t));
+        return;
+      case CopyOrder::uncommitted:
+        ctx.template cp_async_wait<0>();
+        store_u32(p.out + t, load_generic_u32(slots + t));
+        return;
+      case CopyOrder::no_barrier:
+      case CopyOrder::warp_barrier:
+      case CopyOrder::other_warp:
+        ctx.cp_async_commit();
+        ctx.template cp_async_wait<0>();
+        if (p.order != CopyOrder::no_barrier) ctx.sync_warp();
+        if (t == (p.order == CopyOrder::other_warp ? 37u : 6u)) {
+          store_u32(p.out + t, load_generic_u32(slots + 5));
+        }
+        return;
+      case CopyOrder::write_in_flight:
+        store_u32(slots + t, 1u);
+        return;
+    }
+  }
+};
+
+TEST(HostMemcheck, ACopyReadBeforeItsWaitOrBarrierIsCaught) {
+  auto backend = make_host_backend();
+  Buffer src(*backend, 64 * 4, "src"), out(*backend, 64 * 4, "out");
+  backend->fill(src.data(), 3, 64 * 4);
+  const LaunchShape block{{1, 1, 1}, {64, 1, 1}, 2 * 64 * 4, true};
+  const auto run = [&](CopyOrder order) {
+    return violation([&] {
+      launch_on_host<CopyThenRead>(block, {src.as<uint32_t>(), out.as<uint32_t>(), order});
+    });
+  };
+  EXPECT_EQ(run(CopyOrder::legal), "");
+  EXPECT_EQ(run(CopyOrder::warp_barrier), "");
+  expect_parts(run(CopyOrder::read_before_wait),
+               {"CopyThenRead", "thread (0,0,0)", "4-byte load at",
+                "a read of thread 0's cp.async into shared offset 0, still in flight",
+                "no cp_async_wait of that thread has retired its group"});
+  expect_parts(run(CopyOrder::wait_one_too_few),
+               {"a read of thread 0's cp.async into shared offset 256, still in flight"});
+  expect_parts(run(CopyOrder::uncommitted), {"shared offset 0, still in flight"});
+  expect_parts(run(CopyOrder::no_barrier),
+               {"thread (6,0,0)", "a read of thread 5's cp.async into shared offset 20",
+                "with no barrier since the wait that retired it"});
+  expect_parts(run(CopyOrder::other_warp),
+               {"thread (37,0,0)", "from another warp with only a sync_warp of the writer's warp"});
+  expect_parts(run(CopyOrder::write_in_flight),
+               {"4-byte store at",
+                "a write into shared offset 0, the destination of thread 0's "
+                "cp.async still in flight"});
+}
+
 using test_kernels::LastBlockSums;
 using test_kernels::SkipFence;
 
