@@ -109,6 +109,21 @@ struct DeviceCtx {
     *static_cast<uint4*>(shared_dst) = *static_cast<const uint4*>(global_src);
 #endif
   }
+  // The same, or with read false 16 zero bytes and no read at all
+  // (cp.async's src-size 0): for rows past an operand's end, which cost no
+  // traffic and no hot spot, where copying one row many times did.
+  __device__ __forceinline__ void cp_async16_or_zero(void* shared_dst, const void* global_src,
+                                                     bool read) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared_dst));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(global_src),
+                 "r"(read ? 16u : 0u)
+                 : "memory");
+#else
+    *static_cast<uint4*>(shared_dst) =
+        read ? *static_cast<const uint4*>(global_src) : uint4{0, 0, 0, 0};
+#endif
+  }
   __device__ __forceinline__ void cp_async4(void* shared_dst, const void* global_src) const {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared_dst));

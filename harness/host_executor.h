@@ -57,6 +57,15 @@ class HostCtx {
     cp_async(shared_dst, global_src, 16);
   }
   void cp_async4(void* shared_dst, const void* global_src) { cp_async(shared_dst, global_src, 4); }
+  // With read false: 16 zero bytes, the source neither read nor checked.
+  void cp_async16_or_zero(void* shared_dst, const void* global_src, bool read) {
+    if (read) {
+      cp_async(shared_dst, global_src, 16);
+      return;
+    }
+    memcheck::check_access(shared_dst, 16, memcheck::Op::cp_async_write, memcheck::Space::shared);
+    std::memset(shared_dst, 0, 16);
+  }
   void cp_async_commit() {
     if (order_.cp_async) order_.cp_async->committed(linear_thread_);
   }

@@ -9,6 +9,8 @@
 //   sync_threads() sync_warp()                          -> block / warp barrier
 //   shared_mem<T>()                                     -> dynamic shared memory
 //   cp_async16/cp_async4(dst, src) cp_async_commit() cp_async_wait<n>() -> async copies to shared
+//   cp_async16_or_zero(dst, src, read)                  -> cp_async16, or 16 zero bytes and no
+//     read when read is false (cp.async's src-size 0)
 //   ldmatrix_x4<transpose>(out, shared_row)            -> four 8x8 b16 matrices from shared
 //     memory into the mma fragment layout (lane l gives row l % 8 of matrix l / 8)
 //   mma_m16n8k16(d, a, b, c, HalfKind)                   -> tensor-core step, fp32 accumulate

@@ -86,9 +86,9 @@ nvh::LaunchShape fused_tile_launch(const PrefillFusedParams& p) {
   return s;
 }
 
-// The last row of a tile that is a row of its operand (rows past M or N
-// copy it: a row of A or W meets only its own outputs, which are not
-// stored).
+// The last row of a tile that is a row of its operand. A row of A or W
+// meets only its own outputs, so rows past M or N need no data: A's are
+// zero-filled (cp_async16_or_zero, no read), W's copy this last row.
 NVH_HD inline uint32_t fused_last_row(int64_t rows, int64_t first, uint32_t tile_rows) {
   const int64_t last = rows - 1 - first;
   return static_cast<uint32_t>(last < tile_rows - 1 ? last : tile_rows - 1);
@@ -211,7 +211,7 @@ struct PrefillFused {
   using ScaleCopy = CopyRounds<kScaleRowBytes / 4, kTileCols>;
 
   // The block copies stage `stage` of its slice into `slot`: A's rows (rows
-  // past M copy row M - 1: a row of A only meets its own outputs, which are
+  // past M zero-filled: a row of A only meets its own outputs, which are
   // not stored), W's codes and scales (rows past N copy row N - 1, likewise).
   // Steps past the slice are not copied; the warps that would read them
   // skip them.
@@ -232,7 +232,8 @@ struct PrefillFused {
         NVH_UNROLL
         for (uint32_t i = 0; i < ACopy::kRounds; ++i) {
           const uint32_t row = row0 + i * ACopy::kRowsPerRound;
-          ctx.cp_async16(slot + a_offset(row, chunk), fused_row_of(base, row, last, pitch));
+          ctx.cp_async16_or_zero(slot + a_offset(row, chunk), fused_row_of(base, row, last, pitch),
+                                 row <= last);
         }
       }
     }
