@@ -74,11 +74,13 @@ struct PrefillFusedWgmmaTiles {
   static constexpr int kTileCols = 64 * kWarpGroups;  // rows of W a block holds (wgmma's M)
   static constexpr int64_t kStepK = 128;              // a stage's k
   static constexpr int kKWarps = 1;  // warps along K per tile (the warpgroups split W's rows)
-  // Five stages of 37 KB (the most that fit; three ahead of the one being
-  // decoded). On the H200 (2026-12-02) this block shape, 128 x 128 with two
-  // warpgroups, beat one warpgroup per block (two blocks an SM, three stages)
-  // and a 256-row N at M = 128 to 512 (a standalone prototype of this
-  // kernel, timed beside cuBLAS and not kept).
+  // One tile: five stages of 43 KB (the most that fit; three ahead of the
+  // one being decoded); two tiles: three of 75 KB (one ahead). On the H200
+  // (2026-12-02) the one-tile shape, 128 x 128 with two warpgroups, beat one
+  // warpgroup per block (two blocks an SM, three stages) and, in a
+  // standalone prototype timed beside cuBLAS and not kept, a 256-row N at M
+  // = 128 to 512; the two-tile shape, decoded in two parts a stage (below),
+  // then beat it at M = 256 to 1024 (PERF.md).
   static constexpr int kStages = kATiles == 1 ? 5 : 3;
   static constexpr int kMinBlocksPerSM = 1;
   static constexpr uint32_t kAHalfBytes = 128 * 128;  // one 64-k half of a 128-row tile of A
@@ -144,7 +146,7 @@ struct PrefillFusedWgmmaTiles {
       for (uint32_t i = 0; i < kTileRows / (kMaxBlockThreads / 16); ++i) {
         const uint32_t row = row0 + i * (kMaxBlockThreads / 16);
         // Rows past M: zeros, no read. Copying row M - 1 into each of them
-        // made M = 129 take 1.3 to 1.6x M = 256's time on the H200 (the same
+        // made M = 129 take 1.2 to 1.6x M = 256's time on the H200 (the same
         // work; every thread of the second tile reading one row).
         ctx.cp_async16_or_zero(slot + a_offset(row, chunk), fused_row_of(base, row, last, pitch),
                                row <= last);
