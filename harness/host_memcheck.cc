@@ -316,24 +316,27 @@ void CpAsyncShadow::barrier() {
 
 std::string CpAsyncShadow::read_hazard(std::size_t offset, uint32_t width, uint32_t thread) const {
   for (std::size_t g = offset / kGranule; g < (offset + width + kGranule - 1) / kGranule; ++g) {
-    const std::string by = "thread " + std::to_string(owner_[g]) +
+    const uint8_t state = state_[g];
+    const bool in_flight = state == kInFlight;
+    const bool unseen = (state == kLanded && owner_[g] != thread) ||
+                        (state == kWarpVisible && owner_[g] / 32 != thread / 32);
+    if (!in_flight && !unseen) continue;  // the common case: no message built
+    const std::string by = "a read of thread " + std::to_string(owner_[g]) +
                            "'s cp.async into shared offset " + std::to_string(g * kGranule);
-    if (state_[g] == kInFlight) {
-      return "a read of " + by +
+    if (in_flight) {
+      return by +
              ", still in flight: no cp_async_wait of that thread has retired its group (the "
              "GPU may not have landed it yet)";
     }
-    if (state_[g] == kLanded && owner_[g] != thread) {
-      return "a read of " + by +
+    if (state == kLanded) {
+      return by +
              ", with no barrier since the wait that retired it (another thread sees a cp.async "
              "only after a barrier that follows its wait: sync_warp within its warp, "
              "sync_threads across the block)";
     }
-    if (state_[g] == kWarpVisible && owner_[g] / 32 != thread / 32) {
-      return "a read of " + by +
-             ", from another warp with only a sync_warp of the writer's warp since the wait "
-             "that retired it (across warps a cp.async is seen after a block barrier)";
-    }
+    return by +
+           ", from another warp with only a sync_warp of the writer's warp since the wait "
+           "that retired it (across warps a cp.async is seen after a block barrier)";
   }
   return "";
 }
