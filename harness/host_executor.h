@@ -59,12 +59,7 @@ class HostCtx {
   void cp_async4(void* shared_dst, const void* global_src) { cp_async(shared_dst, global_src, 4); }
   // With read false: 16 zero bytes, the source neither read nor checked.
   void cp_async16_or_zero(void* shared_dst, const void* global_src, bool read) {
-    if (read) {
-      cp_async(shared_dst, global_src, 16);
-      return;
-    }
-    memcheck::check_access(shared_dst, 16, memcheck::Op::cp_async_write, memcheck::Space::shared);
-    std::memset(shared_dst, 0, 16);
+    cp_async(shared_dst, global_src, 16, read);
   }
   void cp_async_commit() {
     if (order_.cp_async) order_.cp_async->committed(linear_thread_);
@@ -148,11 +143,19 @@ class HostCtx {
   HostBlock& whole_warpgroup(const char* what);
   void wgmma(float* acc, const uint32_t a[4], const void* b_tile, int n, HalfKind kind);
   void wgmma_wait(int pending);
-  static void cp_async(void* shared_dst, const void* global_src, uint32_t bytes) {
-    memcheck::check_access(global_src, bytes, memcheck::Op::cp_async_read, memcheck::Space::global);
+  // read false: zeros in place of the source (cp.async's src-size 0).
+  static void cp_async(void* shared_dst, const void* global_src, uint32_t bytes, bool read = true) {
+    if (read) {
+      memcheck::check_access(global_src, bytes, memcheck::Op::cp_async_read,
+                             memcheck::Space::global);
+    }
     memcheck::check_access(shared_dst, bytes, memcheck::Op::cp_async_write,
                            memcheck::Space::shared);
-    std::memcpy(shared_dst, global_src, bytes);
+    if (read) {
+      std::memcpy(shared_dst, global_src, bytes);
+    } else {
+      std::memset(shared_dst, 0, bytes);
+    }
   }
 
   Dim3 thread_, block_, block_dim_, grid_dim_;

@@ -38,9 +38,10 @@
 //     retires its group (cp_async_wait<n>: all but the thread's n newest
 //     committed groups), is visible to its own thread from that wait on, to
 //     the other lanes of its warp after a warp barrier (sync_warp: __syncwarp
-//     orders memory among its lanes) and to the block's other threads after a
-//     block barrier, each following the wait. CpAsyncShadow below tracks each 4-byte granule from
-//     issue to wait to barrier: a read before then, or a write into a copy still in flight, fails.
+//     orders memory among its lanes) and to the block's other threads after
+//     a block barrier, each following the wait. CpAsyncShadow below tracks
+//     each 4-byte granule from issue to wait to barrier: a read before then,
+//     or a write into a copy still in flight, fails.
 // A violation throws MemoryViolation, naming the kernel, the thread and block,
 // the address, the access and the allocation it hit or was nearest to.
 //
@@ -217,12 +218,11 @@ class Scope {
     if (order_ && !(a >= shared_.begin && last <= shared_.end)) check_order(a, width, op);
     if ((a & (width - 1)) == 0) {
       if (a >= shared_.begin && last <= shared_.end) {
-        if (space != Space::global && order_ && order_->cp_async) {
-          if (op == Op::cp_async_write || !order_->cp_async->quiet()) {
+        if (space != Space::global) {
+          if (order_ && order_->cp_async &&
+              (op == Op::cp_async_write || !order_->cp_async->quiet())) {
             check_cp_async(a - shared_.begin, width, op);
           }
-        }
-        if (space != Space::global) {
           if (order_ && order_->async_proxy && (op == Op::store || op == Op::cp_async_write)) {
             order_->async_proxy->written(a - shared_.begin, width, order_->linear_thread);
           }

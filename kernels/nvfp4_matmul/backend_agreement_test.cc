@@ -50,6 +50,10 @@ class GpuAgainstHost : public ::testing::Test {
     EXPECT_EQ(host.y_sha256, gpu.y_sha256) << spec.name();
   }
 
+  // kShapesPerRoute shapes of M in [m_lo, m_hi] on the forced fused route,
+  // exact mode: the GPU ran a variant containing `variant`, with the host's bits.
+  void expect_wgmma_shapes(uint32_t seed, int64_t m_lo, int64_t m_hi, const char* variant);
+
   std::unique_ptr<nvh::Backend> gpu_, host_;
 };
 
@@ -174,25 +178,23 @@ TEST_F(GpuAgainstHost, PrefillFusedOutputIsBitwiseEqualInExactMode) {
 // prefill_fused_wgmma.cuh on a GPU that has wgmma, K from one step to 12
 // (slices of it by the plan): w128n128 for 64 < M <= 128, then w256n128
 // (two tiles of A a block) for M from one block's rows to three blocks.
-TEST_F(GpuAgainstHost, PrefillWgmmaOutputIsBitwiseEqualInExactMode) {
-  if (!device_caps(*gpu_).wgmma) GTEST_SKIP() << "this GPU has no wgmma (sm_90a)";
-  std::mt19937 rng(507);
+void GpuAgainstHost::expect_wgmma_shapes(uint32_t seed, int64_t m_lo, int64_t m_hi,
+                                         const char* variant) {
+  std::mt19937 rng(seed);
   for (int i = 0; i < kShapesPerRoute; ++i) {
-    CaseSpec s = shape(rng, 65, 128, 128, 1536, 16);
+    CaseSpec s = shape(rng, m_lo, m_hi, 128, 1536, 16);
     s.exact = true;
     s.options.force_route = Route::prefill_fused;
-    ASSERT_NO_FATAL_FAILURE(expect_same_output(s, Route::prefill_fused, "w128n128"));
+    ASSERT_NO_FATAL_FAILURE(expect_same_output(s, Route::prefill_fused, variant));
   }
+}
+TEST_F(GpuAgainstHost, PrefillWgmmaOutputIsBitwiseEqualInExactMode) {
+  if (!device_caps(*gpu_).wgmma) GTEST_SKIP() << "this GPU has no wgmma (sm_90a)";
+  expect_wgmma_shapes(507, 65, 128, "w128n128");
 }
 TEST_F(GpuAgainstHost, PrefillWgmmaTwoTilesOutputIsBitwiseEqualInExactMode) {
   if (!device_caps(*gpu_).wgmma) GTEST_SKIP() << "this GPU has no wgmma (sm_90a)";
-  std::mt19937 rng(509);
-  for (int i = 0; i < kShapesPerRoute; ++i) {
-    CaseSpec s = shape(rng, 129, 700, 128, 1536, 16);
-    s.exact = true;
-    s.options.force_route = Route::prefill_fused;
-    ASSERT_NO_FATAL_FAILURE(expect_same_output(s, Route::prefill_fused, "w256n128"));
-  }
+  expect_wgmma_shapes(509, 129, 700, "w256n128");
 }
 
 }  // namespace

@@ -73,8 +73,7 @@ FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K, bool wgmma) {
   // msweep shapes at M = 128, 256 and 512. "The most slices in one wave"
   // fits those too, but took the replay's down_proj (5120 x 18432, M = 256,
   // 80 blocks) from k3 to k1 and from 233.8 to 326.1 ms.
-  const bool wgmma_shape = shape == FusedShape::w128n128 || shape == FusedShape::w256n128;
-  const double parts_weight = wgmma_shape ? 0.5 : 1.0;
+  const double parts_weight = is_wgmma_shape(shape) ? 0.5 : 1.0;
   int32_t best = 1;
   for (int32_t s = 2; s <= most; ++s) {
     if (split_cost(M, N, K, f, blocks, slots, s, parts_weight) <

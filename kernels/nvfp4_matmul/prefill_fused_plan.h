@@ -17,6 +17,11 @@ namespace nvfp4 {
 // once for 256 rows of A), for M > 128.
 enum class FusedShape : uint8_t { m16n64, m32n128, m64n128, m128n128, w128n128, w256n128 };
 
+// The shapes that run prefill_fused_wgmma.cuh (a device with wgmma only).
+inline bool is_wgmma_shape(FusedShape s) {
+  return s == FusedShape::w128n128 || s == FusedShape::w256n128;
+}
+
 struct FusedPlan {
   FusedShape shape;
   int32_t k_slices;  // 1: the blocks write Y; more: fp32 parts, then prefill_fused_sum

@@ -1262,7 +1262,7 @@ FusedFacts fused_facts(const CaseVerdict& v) { return fused_facts(fused_plan(v).
 std::size_t fused_shape_aim(Family& f, FusedShape shape) {
   const FusedFacts facts = fused_facts(shape);
   const FusedPlan plan{shape, 1};
-  const bool wgmma = shape == FusedShape::w128n128 || shape == FusedShape::w256n128;
+  const bool wgmma = is_wgmma_shape(shape);
   return add_aim(f,
                  std::string("prefill_fused in blocks of shape ") +
                      prefill_fused_variant_name(plan) + " (" + str(facts.k_warps) + " K warps, " +
