@@ -195,6 +195,21 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                    "the M values of group msweep (repeatable; default 9 to 8192)")
       ->check(kWholeNumber)
       ->check(CLI::Range(1, 1 << 20));
+  std::vector<std::string> msweep_shapes;
+  bench
+      ->add_option("--shape", msweep_shapes,
+                   "the weight shapes NxK of group msweep (repeatable; default 4096x4096, "
+                   "14336x4096 and 4096x14336)")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            try {
+              nvfp4::parse_weight_shape(text);
+              return std::string();
+            } catch (const std::invalid_argument& e) {
+              return std::string(e.what());
+            }
+          },
+          "NxK"));
   bench
       ->add_option("--only", bo.only,
                    "time only the cases whose name contains this text (repeatable), e.g. to "
@@ -272,7 +287,12 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (app.got_subcommand("primitives")) return cmd_primitives(out);
     if (*hash)
       return cmd_hash(backend, case_list, hash_out, args.empty() ? "nvfp4-harness" : args[0], out);
-    if (*bench) return cmd_bench(bo, out, err);
+    if (*bench) {
+      for (const std::string& text : msweep_shapes) {
+        bo.msweep_shapes.push_back(nvfp4::parse_weight_shape(text));
+      }
+      return cmd_bench(bo, out, err);
+    }
     if (*replay)
       return cmd_replay(replay_manifest, ro, replay_route, replay_json, replay_dry_run, out, err);
     return 0;

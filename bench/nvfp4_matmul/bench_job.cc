@@ -401,9 +401,11 @@ void time_gemv_slices(nvh::Backend& backend, Bench& bench, const Bench::Sets& se
 // GEMM step alone on a bf16 W (cuBLAS BF16 alone) and, once per shape, the
 // packed weights and scales read alone (the floor for any route that reads
 // them once). One set of inputs per (shape, M) serves every row of it.
-void msweep_group(nvh::Backend& backend, Bench& bench, std::vector<int64_t> ms) {
+void msweep_group(nvh::Backend& backend, Bench& bench, std::vector<int64_t> ms,
+                  std::vector<std::pair<int64_t, int64_t>> shapes) {
   if (ms.empty()) ms = {9, 16, 32, 64, 128, 256, 512, 1024, 2048, 8192};
-  for (auto [N, K] : {std::pair<int64_t, int64_t>{4096, 4096}, {14336, 4096}, {4096, 14336}}) {
+  if (shapes.empty()) shapes = {{4096, 4096}, {14336, 4096}, {4096, 14336}};
+  for (auto [N, K] : shapes) {
     const Shape weights{1, N, K};
     bench.time(
         "msweep", "weight bytes read alone " + shape_name(weights), "read", weights,
@@ -572,6 +574,31 @@ bool wanted(const BenchOptions& o, const std::string& group) {
 
 }  // namespace
 
+std::pair<int64_t, int64_t> parse_weight_shape(const std::string& text) {
+  const auto bad = [&text](const std::string& why) {
+    return std::invalid_argument("weight shape \"" + text + "\": " + why);
+  };
+  const std::size_t x = text.find('x');
+  if (x == std::string::npos || text.find('x', x + 1) != std::string::npos) {
+    throw bad("expected NxK, e.g. 14336x4096");
+  }
+  const auto whole = [&bad](const std::string& part, const char* name) {
+    if (part.empty() || part.size() > 9 ||
+        part.find_first_not_of("0123456789") != std::string::npos) {
+      throw bad(std::string(name) + " = \"" + part + "\" is not a whole number below 10^9");
+    }
+    const int64_t v = std::stoll(part);
+    if (v == 0) throw bad(std::string(name) + " = 0");
+    return v;
+  };
+  const int64_t N = whole(text.substr(0, x), "N");
+  const int64_t K = whole(text.substr(x + 1), "K");
+  if (K % 16 != 0) {
+    throw bad("K = " + std::to_string(K) + " is not a multiple of 16 (block_size 16 weights)");
+  }
+  return {N, K};
+}
+
 BenchReport run_bench(nvh::Backend& backend, const BenchOptions& o, std::ostream& progress) {
   if (backend.kind() != nvh::BackendKind::cuda) {
     throw std::invalid_argument("bench: backend = " + backend.name() +
@@ -588,7 +615,7 @@ BenchReport run_bench(nvh::Backend& backend, const BenchOptions& o, std::ostream
   if (wanted(o, "prefill")) prefill_group(backend, bench);
   if (wanted(o, "sweep")) sweep_group(backend, bench);
   if (wanted(o, "decode")) decode_group(backend, bench);
-  if (wanted(o, "msweep")) msweep_group(backend, bench, o.msweep_m);
+  if (wanted(o, "msweep")) msweep_group(backend, bench, o.msweep_m, o.msweep_shapes);
   if (std::find(o.groups.begin(), o.groups.end(), "depth") != o.groups.end()) {
     depth_group(backend, bench);  // only when asked for: variants, not routes
   }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/backend.h"
@@ -29,6 +30,9 @@ struct BenchOptions {
   std::vector<std::string> only;
   // The M values of group msweep; empty: issue 16's ten, 9 to 8192.
   std::vector<int64_t> msweep_m;
+  // The weight shapes (N, K) of group msweep; empty: issue 16's three,
+  // 4096x4096, 14336x4096 and 4096x14336.
+  std::vector<std::pair<int64_t, int64_t>> msweep_shapes;
   std::string json_path = "out/bench/bench.json";
   // weight_scale_2 of every input set. The default is a power of two inside
   // the GEMVs' fast-path windows; any other value (e.g. 0.3) times the
@@ -54,6 +58,11 @@ struct BenchReport {
   std::string device;
   std::vector<BenchRow> rows;
 };
+
+// "NxK" (e.g. "14336x4096") as a weight shape for group msweep; throws
+// std::invalid_argument naming the text when it is not two positive whole
+// numbers with K a multiple of 16 (the bench's weights have block_size 16).
+std::pair<int64_t, int64_t> parse_weight_shape(const std::string& text);
 
 // Throws std::invalid_argument when the backend is not a GPU.
 BenchReport run_bench(nvh::Backend& backend, const BenchOptions& options, std::ostream& progress);
