@@ -335,8 +335,8 @@ void time_fused_shape(nvh::Backend& backend, Bench& bench, const Bench::Sets& se
                   const MatmulArgs& a = in.args;
                   const Problem p = describe_problem(a);
                   const auto at = reinterpret_cast<std::uintptr_t>(in.scratch.data());
-                  PrefillFusedParams params{
-                      gemv_operands(a, p), reinterpret_cast<float*>((at + 15) / 16 * 16), k_slices};
+                  const PrefillFusedParams params = whole_columns(
+                      gemv_operands(a, p), reinterpret_cast<float*>((at + 15) / 16 * 16), k_slices);
                   launch_fused<F>(backend, F::shape(params), params);
                   if (k_slices > 1) {
                     nvh::LaunchShape sum = PrefillFusedSum::shape(params);
@@ -485,7 +485,8 @@ void time_gemv_sliced(nvh::Backend& backend, Bench& bench, const Bench::Sets& se
                   p.partial = static_cast<float*>(partial.data());
                   GemvMmaSliced::check(p);
                   nvh::launch<GemvMmaSliced>(backend, GemvMmaSliced::shape(p), p);
-                  const PrefillFusedParams q{out, p.partial, static_cast<int32_t>(slices)};
+                  const PrefillFusedParams q =
+                      whole_columns(out, p.partial, static_cast<int32_t>(slices));
                   nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(q), q);
                 });
 }

@@ -70,7 +70,7 @@ TEST(GemvMmaSliced, GivesTheRoutesBitsInExactMode) {
     p.partial = static_cast<float*>(partial.data());
     GemvMmaSliced::check(p);
     nvh::launch<GemvMmaSliced>(*host, GemvMmaSliced::shape(p), p);
-    const PrefillFusedParams q{p, p.partial, static_cast<int32_t>(slices)};
+    const PrefillFusedParams q = whole_columns(p, p.partial, static_cast<int32_t>(slices));
     nvh::launch<PrefillFusedSum>(*host, PrefillFusedSum::shape(q), q);
     Y_sliced.download(got.data(), got.size());
     EXPECT_EQ(std::memcmp(want.data(), got.data(), want.size()), 0) << slices << " slices";

@@ -56,7 +56,7 @@ void launch_gemv_slices(nvh::Backend& backend, const MatmulArgs& a, const Proble
   params.parts = static_cast<float*>(backend.workspace(Sliced::parts_bytes(params)));
   nvh::launch<Sliced>(backend, Sliced::shape(params), params);
   // The parts' sum in slice order is prefill_fused's own second kernel.
-  const PrefillFusedParams sum{params, params.parts, static_cast<int32_t>(slices)};
+  const PrefillFusedParams sum = whole_columns(params, params.parts, static_cast<int32_t>(slices));
   nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(sum), sum);
 }
 
@@ -203,8 +203,20 @@ void run_gemv_mma(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) 
 
 // prefill_fused as its plan says (prefill_fused_plan.h): one block shape,
 // and with K split across blocks the parts in the workspace, then their sum.
+// With a tail split, first the tiles before the tail in one slice (they
+// write Y), then the tail's as above.
 template <class Fused>
-void run_prefill_fused_shape(nvh::Backend& backend, const PrefillFusedParams& params) {
+void run_prefill_fused_shape(nvh::Backend& backend, PrefillFusedParams params,
+                             const FusedPlan& plan) {
+  if (plan.tail_tiles > 0) {
+    const int64_t n_tiles = (params.N + Fused::kTileCols - 1) / Fused::kTileCols;
+    PrefillFusedParams rounds = params;
+    rounds.k_slices = 1;
+    rounds.n_end = (n_tiles - plan.tail_tiles) * Fused::kTileCols;
+    launch_fused<Fused>(backend, Fused::shape(rounds), rounds);
+    params.n_begin = rounds.n_end;
+    params.k_slices = plan.tail_k_slices;
+  }
   launch_fused<Fused>(backend, Fused::shape(params), params);
   if (params.k_slices > 1) {
     nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(params), params);
@@ -221,9 +233,9 @@ void run_prefill_fused(nvh::Backend& backend, const MatmulArgs& a, const Problem
     run_gemv_slices(backend, a, p, plan.gemv_slices);
     return;
   }
-  PrefillFusedParams params{gemv_operands(a, p), nullptr, plan.k_slices};
+  PrefillFusedParams params = whole_columns(gemv_operands(a, p), nullptr, plan.k_slices);
   nvh::Buffer own_parts;
-  if (plan.k_slices > 1) {
+  if (plan.k_slices > 1 || plan.tail_tiles > 0) {
     const std::size_t bytes = prefill_fused_workspace_bytes(p.M, p.N, plan);
     if (!scratch) {
       own_parts = nvh::Buffer(backend, bytes, "prefill_fused parts (its own)");
@@ -233,7 +245,7 @@ void run_prefill_fused(nvh::Backend& backend, const MatmulArgs& a, const Problem
     params.parts = reinterpret_cast<float*>((at + 15) / 16 * 16);
   }
   with_fused_shape(plan.shape, [&](auto shape) {
-    run_prefill_fused_shape<typename decltype(shape)::type>(backend, params);
+    run_prefill_fused_shape<typename decltype(shape)::type>(backend, params, plan);
   });
   if (own_parts.data()) backend.synchronize();  // the parts are freed on return
 }

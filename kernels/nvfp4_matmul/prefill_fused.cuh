@@ -62,12 +62,30 @@
 
 namespace nvfp4 {
 
-// What a prefill_fused launch reads and writes: the operands, and with
-// k_slices > 1 the fp32 parts ([k_slices][M][N], 4-byte aligned).
+// What a prefill_fused launch reads and writes: the operands, the columns
+// of Y it computes, and with k_slices > 1 the fp32 parts of those columns
+// ([k_slices][M][n_end - n_begin], 4-byte aligned).
 struct PrefillFusedParams : GemvOperands {
   float* parts;
   int32_t k_slices;
+  // [n_begin, n_end): all of N (whole_columns), or one side of a plan that
+  // splits its last round of tiles along K (prefill_fused_plan.h,
+  // FusedPlan::tail_tiles). n_begin is a multiple of the launch's tile
+  // columns, so a block's tile starts n_begin + its tile columns in.
+  int64_t n_begin, n_end;
+
+  NVH_HD int64_t cols() const { return n_end - n_begin; }
+  // Where slice z's sum for output (m, n) goes among the parts.
+  NVH_HD float* part(int64_t z, int64_t m, int64_t n) const {
+    return parts + (z * M + m) * cols() + (n - n_begin);
+  }
 };
+
+// A launch over every column of Y.
+inline PrefillFusedParams whole_columns(const GemvOperands& operands, float* parts,
+                                        int32_t k_slices) {
+  return PrefillFusedParams{operands, parts, k_slices, 0, operands.N};
+}
 
 // The launch of a fused block shape F (prefill_fused.cuh's, and
 // prefill_fused_wgmma.cuh's): grid.x over N's tiles, grid.y over M's up to
@@ -78,7 +96,7 @@ nvh::LaunchShape fused_tile_launch(const PrefillFusedParams& p) {
   nvh::LaunchShape s;
   s.block = {F::kMaxBlockThreads, 1, 1};
   const int64_t mt = F::m_tiles(p.M);
-  s.grid = {static_cast<uint32_t>((p.N + F::kTileCols - 1) / F::kTileCols),
+  s.grid = {static_cast<uint32_t>((p.cols() + F::kTileCols - 1) / F::kTileCols),
             static_cast<uint32_t>(mt < F::kMaxGridRows ? mt : F::kMaxGridRows),
             static_cast<uint32_t>(p.k_slices)};
   s.shared_bytes = F::kSharedBytes;
@@ -402,7 +420,7 @@ struct PrefillFused {
           if (NVFP4_PROBE(p.k_slices == 1)) {
             store_gemv_output<kKind>(p, nvh::mul_rn(d[i][j][e], restore), m, n);
           } else {
-            nvh::store_f32(p.parts + (z * p.M + m) * p.N + n, d[i][j][e]);
+            nvh::store_f32(p.part(z, m, n), d[i][j][e]);
           }
         }
       }
@@ -439,7 +457,7 @@ struct PrefillFused {
     const int warp = static_cast<int>(ctx.warp()), lane = static_cast<int>(ctx.lane());
     const WarpPlace w{warp / (kKWarps * kNWarps), (warp / kKWarps) % kNWarps, warp % kKWarps,
                       lane / 4, lane % 4};
-    const int64_t n0 = int64_t{ctx.block_idx().x} * kTileCols;
+    const int64_t n0 = p.n_begin + int64_t{ctx.block_idx().x} * kTileCols;
     const Slice slice = slice_of(p.K, p.k_slices, ctx.block_idx().z);
     for (int64_t mt = ctx.block_idx().y; NVFP4_PROBE(mt < m_tiles(p.M)); mt += ctx.grid_dim().y) {
       run_tile<kKind>(ctx, p, Tile{mt * kTileRows, n0, slice}, w);

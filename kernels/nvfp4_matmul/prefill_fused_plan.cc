@@ -50,6 +50,37 @@ double split_cost(int64_t M, int64_t N, int64_t K, const ShapeFacts& f, int64_t 
   return streamed * static_cast<double>(waves) / static_cast<double>(slices) + parts;
 }
 
+// The tiles over N past the last whole round of `slots` (one block over M,
+// a wgmma shape) split along K where the model says it pays: a round of
+// whole tiles costs slots * tile_bytes (the weights and the A one block
+// reads), a tail split S ways 1 / S of that, plus its parts written and
+// read back at the wgmma shapes' half weight. S is capped so that the
+// tail's blocks fit one round, by the split's own limits and the number
+// of tiles past the round.
+FusedPlan with_tail(int64_t M, int64_t K, FusedShape shape, const ShapeFacts& f, int64_t n_tiles,
+                    int64_t slots) {
+  const int64_t tail = n_tiles % slots, rounds = n_tiles / slots;
+  if (tail == 0) return {shape, 1};
+  int64_t most = slots / tail;
+  if (most > K / 128) most = K / 128;
+  if (most > K / (4 * M)) most = K / (4 * M);
+  if (most > kFusedMaxKSlices) most = kFusedMaxKSlices;
+  const double tile_bytes = 0.5625 * static_cast<double>(f.cols) * static_cast<double>(K) +
+                            2.0 * static_cast<double>(M) * static_cast<double>(K);
+  const auto cost = [&](int64_t s) {
+    const double parts = s > 1 ? 0.5 * 8.0 * static_cast<double>(s * M * tail * f.cols) : 0.0;
+    return (static_cast<double>(rounds) + 1.0 / static_cast<double>(s)) *
+               static_cast<double>(slots) * tile_bytes +
+           parts;
+  };
+  int64_t best = 1;
+  for (int64_t s = 2; s <= most; ++s) {
+    if (cost(s) < cost(best)) best = s;
+  }
+  if (best == 1) return {shape, 1};
+  return {shape, 1, 1, tail, static_cast<int32_t>(best)};
+}
+
 }  // namespace
 
 FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K, bool wgmma) {
@@ -61,7 +92,10 @@ FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K, bool wgmma) {
   const int64_t m_blocks = (M + f.rows - 1) / f.rows;
   const int64_t blocks = (N + f.cols - 1) / f.cols * (m_blocks < 65535 ? m_blocks : 65535);
   const int64_t slots = kFusedPlanMultiprocessors * f.blocks_per_sm;
-  if (blocks >= slots) return {shape, 1};
+  if (blocks >= slots) {
+    return is_wgmma_shape(shape) && m_blocks == 1 ? with_tail(M, K, shape, f, blocks, slots)
+                                                  : FusedPlan{shape, 1};
+  }
   int64_t most = K / 128;                      // a slice holds a step at least
   if (most > K / (4 * M)) most = K / (4 * M);  // the parts fit in half the scratch
   if (most > kFusedMaxKSlices) most = kFusedMaxKSlices;
@@ -84,22 +118,52 @@ FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K, bool wgmma) {
   return {shape, best};
 }
 
+bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N) {
+  if (plan.gemv_slices > 1 || M <= 0 || N <= 0) return false;
+  const ShapeFacts f = facts(plan.shape);
+  const int64_t slots = kFusedPlanMultiprocessors * f.blocks_per_sm;
+  const int64_t m_blocks = (M + f.rows - 1) / f.rows;
+  const int64_t blocks = (N + f.cols - 1) / f.cols * (m_blocks < 65535 ? m_blocks : 65535);
+  int64_t last_round = blocks * plan.k_slices;  // the blocks of the last round
+  if (plan.tail_tiles > 0) {
+    last_round = plan.tail_tiles * plan.tail_k_slices;
+  } else if (plan.k_slices > 1) {
+    if (last_round > slots) return false;  // parts over several rounds
+  } else if (last_round % slots != 0) {
+    last_round %= slots;
+  } else {
+    last_round = slots;
+  }
+  return 100 * last_round >= kFusedFullRoundPercent * slots;
+}
+
 const char* prefill_fused_variant_name(const FusedPlan& plan) {
   if (plan.gemv_slices > 1) return GemvMmaSlices16::variant_name(plan.gemv_slices);
+  // [shape][k][0]: k slices over every tile; [shape][k][1]: one slice, the
+  // tail's tiles in k.
   static const auto names = [] {
-    std::array<std::array<std::string, kFusedMaxKSlices + 1>, 6> n;
+    std::array<std::array<std::array<std::string, 2>, kFusedMaxKSlices + 1>, 6> n;
     const char* shapes[] = {"m16n64", "m32n128", "m64n128", "m128n128", "w128n128", "w256n128"};
     for (std::size_t s = 0; s < n.size(); ++s) {
       for (int32_t k = 1; k <= kFusedMaxKSlices; ++k) {
-        n[s][k] = std::string(shapes[s]) + (k > 1 ? "/k" + std::to_string(k) : "");
+        n[s][k][0] = std::string(shapes[s]) + (k > 1 ? "/k" + std::to_string(k) : "");
+        n[s][k][1] = std::string(shapes[s]) + "/tail-k" + std::to_string(k);
       }
     }
     return n;
   }();
-  return names[static_cast<std::size_t>(plan.shape)][plan.k_slices].c_str();
+  const bool tail = plan.tail_tiles > 0;
+  return names[static_cast<std::size_t>(plan.shape)][tail ? plan.tail_k_slices : plan.k_slices]
+              [tail ? 1 : 0]
+                  .c_str();
 }
 
 std::size_t prefill_fused_workspace_bytes(int64_t M, int64_t N, const FusedPlan& plan) {
+  if (plan.tail_tiles > 0) {
+    const int64_t cols = facts(plan.shape).cols;
+    const int64_t tail_cols = N - ((N + cols - 1) / cols - plan.tail_tiles) * cols;
+    return static_cast<std::size_t>(plan.tail_k_slices * M * tail_cols) * sizeof(float) + 16;
+  }
   if (plan.k_slices == 1) return 0;
   return static_cast<std::size_t>(plan.k_slices * M * N) * sizeof(float) + 16;
 }

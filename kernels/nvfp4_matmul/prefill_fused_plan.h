@@ -30,6 +30,14 @@ struct FusedPlan {
   // of K, then prefill_fused_sum: for 8 < M <= kMaxFusedM where that
   // measured faster (PERF.md).
   uint32_t gemv_slices = 1;
+  // More than 0 (wgmma shapes, one block over M, more tiles over N than
+  // the plan's multiprocessors): the tiles fill whole rounds of the
+  // multiprocessors but for these last ones, which run in a second launch
+  // with K split into tail_k_slices slices (their parts, then
+  // prefill_fused_sum over their columns), so the last round is that much
+  // shorter. k_slices is then 1: the first launch writes Y.
+  int64_t tail_tiles = 0;
+  int32_t tail_k_slices = 1;
 };
 
 // The multiprocessors the split fills: the H200's, where the shapes were
@@ -43,14 +51,27 @@ inline constexpr int32_t kFusedMaxKSlices = 8;
 // M and N leave some of the plan's multiprocessors without a block, the slices of K (1..8) that
 // move the fewest bytes per wave-filled time (prefill_fused_plan.cc, split_cost), the fewest on a
 // tie (the wgmma shapes' parts at half weight). A slice holds at least one 128-k step, and the
-// parts fit in half the operator's [N, K] scratch (k_slices * 4 * M <= K).
+// parts fit in half the operator's [N, K] scratch (k_slices * 4 * M <= K). With wgmma and
+// more tiles over N than multiprocessors (one block over M), the tiles past the last whole
+// round may take a split of their own (tail_tiles; same model, same limits).
 FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K, bool wgmma);
 
-// "m16n64", ...; with k_slices > 1 "m16n64/k4"; the GEMV-shaped path
-// "gemv16/slices12" (the route log's variant).
+// Whether the plan's blocks fill the last round of the plan's block slots
+// (kFusedPlanMultiprocessors times the shape's blocks an SM) to
+// kFusedFullRoundPercent or more, where K is split only in a round of its
+// own (all blocks in one round, or a tail split's second launch). On the
+// H200 the wgmma kernel beat dequant + GEMM above M = 128 on such plans,
+// and lost on a round 73 to 85 % full or a K split over several rounds
+// (PERF.md; the dispatcher's crossover, dispatch.h).
+inline constexpr int64_t kFusedFullRoundPercent = 90;
+bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N);
+
+// "m16n64", ...; with k_slices > 1 "m16n64/k4"; with a tail split
+// "w256n128/tail-k5"; the GEMV-shaped path "gemv16/slices12" (the route
+// log's variant).
 const char* prefill_fused_variant_name(const FusedPlan& plan);
 
-// Bytes of workspace the plan's parts take (0 for one slice), with room to
+// Bytes of workspace the plan's parts take (0 for one slice and no tail), with room to
 // align them to 16 bytes inside a scratch that is only 2-byte aligned.
 std::size_t prefill_fused_workspace_bytes(int64_t M, int64_t N, const FusedPlan& plan);
 

@@ -1,6 +1,7 @@
 // prefill_fused_sum: the second kernel of prefill_fused when its plan splits
 // K across blocks (prefill_fused.cuh, k_slices > 1). Each block of the first
-// kernel wrote its slice's fp32 sums to parts[z][m][n]; this adds them in the
+// kernel wrote its slice's fp32 sums for the launch's columns [n_begin,
+// n_end) to parts[z][m][n - n_begin]; this adds them in the
 // fixed order z = 0, 1, ..., S - 1 (so the bits never depend on which block
 // finished first), then does what prefill_fused does with one slice: the
 // fast path's 2^p restore, the bias, one rounding (store_gemv_output).
@@ -35,12 +36,14 @@ struct PrefillFusedSum {
   // large GPU; the loop covers the rest.
   static constexpr int64_t kMaxBlocks = 4096;
 
-  // Outputs a thread adds at a time: 4 when a row holds whole groups of 4
-  // (each part then starts 16-byte aligned, as the parts do), else 1.
-  NVH_HD static int64_t group(const Params& p) { return p.N % 4 == 0 ? 4 : 1; }
+  // Outputs a thread adds at a time: 4 when a row of the parts holds whole
+  // groups of 4 (each part then starts 16-byte aligned, as the parts do;
+  // n_begin, a multiple of a tile's columns, keeps Y's groups aligned too),
+  // else 1.
+  NVH_HD static int64_t group(const Params& p) { return p.cols() % 4 == 0 ? 4 : 1; }
 
   static nvh::LaunchShape shape(const Params& p) {
-    const int64_t groups = p.M * p.N / group(p);
+    const int64_t groups = p.M * p.cols() / group(p);
     const int64_t blocks = (groups + kMaxBlockThreads - 1) / kMaxBlockThreads;
     nvh::LaunchShape s;
     s.block = {kMaxBlockThreads, 1, 1};
@@ -54,14 +57,14 @@ struct PrefillFusedSum {
     const float gs = nvh::load_generic_f32(p.global_scale);
     const float restore =
         GemvMma::fast_g<kKind>(gs) ? GemvMma::fast_scales<kKind>(gs).restore : 1.0f;
-    const int64_t outputs = p.M * p.N;
+    const int64_t cols = p.cols(), outputs = p.M * cols;
     const int64_t stride = int64_t{ctx.grid_dim().x} * kMaxBlockThreads;
     const int64_t first = int64_t{ctx.block_idx().x} * kMaxBlockThreads + ctx.thread_idx().x;
     if (NVFP4_PROBE(group(p) == 4)) {
       for (int64_t o = 4 * first; NVFP4_PROBE(o < outputs); o += 4 * stride) {
         float sum[4];
         add_parts4(p, outputs, o, sum);
-        const int64_t m = o / p.N, n = o % p.N;
+        const int64_t m = o / cols, n = p.n_begin + o % cols;
         for (int j = 0; j < 4; ++j) {
           store_gemv_output<kKind>(p, nvh::mul_rn(sum[j], restore), m, n + j);
         }
@@ -73,7 +76,7 @@ struct PrefillFusedSum {
       for (int32_t z = 1; NVFP4_PROBE(z < p.k_slices); ++z) {
         sum = nvh::add_rn(sum, nvh::load_generic_f32(p.parts + z * outputs + o));
       }
-      store_gemv_output<kKind>(p, nvh::mul_rn(sum, restore), o / p.N, o % p.N);
+      store_gemv_output<kKind>(p, nvh::mul_rn(sum, restore), o / cols, p.n_begin + o % cols);
     }
   }
 

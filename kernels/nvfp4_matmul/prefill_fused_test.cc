@@ -12,15 +12,21 @@
 #include <algorithm>
 #include <bitset>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "harness/backend_fixture.h"
+#include "harness/launch.h"
 #include "kernels/nvfp4_matmul/nvfp4_matmul.h"
 #include "kernels/nvfp4_matmul/prefill_fused_plan.h"
+#include "kernels/nvfp4_matmul/prefill_fused_shapes.cuh"
+#include "kernels/nvfp4_matmul/prefill_fused_sum.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused_wgmma.cuh"
+#include "kernels/nvfp4_matmul/route_runs.h"
 #include "properties/nvfp4_matmul/matmul_case.h"
 #include "properties/nvfp4_matmul/value_class.h"
 
@@ -125,6 +131,108 @@ TEST_P(FusedOnBackend, ExactModeGivesPrefillVec8sBits) {
   }
 }
 
+// A plan's tail split (prefill_fused_plan.h, FusedPlan::tail_tiles): the
+// tiles before the tail in one slice writing Y, then the tail's over
+// [n_begin, N) in k slices, their parts ([k][M][N - n_begin]) summed over
+// those columns alone. The plan takes it only past 132 tiles over N, too
+// large for the host executor, so the launches here are the runner's
+// (run_prefill_fused_shape), by hand, with the tail one and two tiles in,
+// split 2 and 3 ways. In exact mode (every partial sum exact in fp32) they
+// must give prefill_vec8's bits, every output written once: Y starts as
+// 0xFF bytes, a NaN no output is.
+template <class F>
+void expect_tail_split_gives_prefill_vec8s_bits(nvh::Backend& backend, int64_t M) {
+  const int64_t cols = F::kTileCols, N = 2 * cols + 72, K = 768;
+  std::mt19937 rng(static_cast<uint32_t>(M));
+  // bf16 integers in [-4, 4], codes of any value, scales 0.5 or 1 and g =
+  // 2^-6 (the fast path): products are multiples of 2^-8 and sums below
+  // 2^9, exact in fp32 in any order; a bias of integers.
+  const auto small_int = [&rng] {
+    return nvh::round_to_half_bits(static_cast<float>(static_cast<int>(rng() % 9) - 4),
+                                   nvh::HalfKind::bf16);
+  };
+  std::vector<uint16_t> a(M * K), bias(N);
+  for (auto& x : a) x = small_int();
+  for (auto& x : bias) x = small_int();
+  std::vector<uint8_t> codes(N * K / 2), scales(N * K / 16);
+  for (auto& c : codes) c = static_cast<uint8_t>(rng());
+  for (auto& s : scales) s = rng() % 2 ? 0x38 : 0x30;
+  const float g = 1.0f / 64;
+  nvh::Buffer A(backend, a.size() * 2, "A"), B(backend, codes.size(), "B"),
+      S(backend, scales.size(), "scales"), G(backend, 4, "g"), bias_buf(backend, N * 2, "bias"),
+      Y(backend, M * N * 2, "Y"), scratch(backend, N * K * 2, "scratch");
+  A.upload(a.data(), a.size() * 2);
+  B.upload(codes.data(), codes.size());
+  S.upload(scales.data(), scales.size());
+  G.upload(&g, 4);
+  bias_buf.upload(bias.data(), bias.size() * 2);
+  MatmulArgs args;
+  args.A = {A.data(), {M, K}, ElemType::bf16};
+  args.B = {B.data(), {N, K / 2}, ElemType::e2m1x2};
+  args.weight_scale = {S.data(), {N, K / 16}, ElemType::e4m3};
+  args.weight_scale_2 = {G.data(), {}, ElemType::fp32};
+  args.bias = {bias_buf.data(), {N}, ElemType::bf16};
+  args.Y = {Y.data(), {M, N}, ElemType::bf16};
+  args.scratch = {scratch.data(), {N, K}, ElemType::bf16};
+  Options o;
+  o.force_route = Route::prefill_vec8;
+  ASSERT_EQ(run_matmul(backend, args, o).route, Route::prefill_vec8);
+  std::vector<uint8_t> want(M * N * 2), got(M * N * 2);
+  Y.download(want.data(), want.size());
+
+  const Problem p = describe_problem(args);
+  for (int64_t tail_first : {1, 2}) {
+    for (int32_t k : {2, 3}) {
+      backend.fill(Y.data(), 0xFF, Y.bytes());
+      nvh::Buffer parts(backend, k * M * (N - tail_first * cols) * 4, "tail parts");
+      PrefillFusedParams rounds = whole_columns(gemv_operands(args, p), nullptr, 1);
+      rounds.n_end = tail_first * cols;
+      launch_fused<F>(backend, F::shape(rounds), rounds);
+      PrefillFusedParams tail = whole_columns(gemv_operands(args, p), nullptr, k);
+      tail.parts = static_cast<float*>(parts.data());
+      tail.n_begin = rounds.n_end;
+      launch_fused<F>(backend, F::shape(tail), tail);
+      nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(tail), tail);
+      Y.download(got.data(), got.size());
+      EXPECT_EQ(std::memcmp(want.data(), got.data(), want.size()), 0)
+          << "M = " << M << ", tail from tile " << tail_first << " in " << k << " slices";
+    }
+  }
+}
+
+TEST_P(FusedOnBackend, ATailSplitGivesPrefillVec8sBits) {
+  expect_tail_split_gives_prefill_vec8s_bits<PrefillFusedM64N128>(backend(), 40);
+  if (device_caps(backend()).wgmma) {
+    expect_tail_split_gives_prefill_vec8s_bits<PrefillFusedWgmma>(backend(), 100);
+    expect_tail_split_gives_prefill_vec8s_bits<PrefillFusedWgmmaTiles<2>>(backend(), 140);
+  }
+}
+
+// The runner's tail split end to end, where the plan takes it (more tiles
+// over N than the plan's 132 multiprocessors): the digest of prefill_vec8
+// on the same inputs in exact mode. A GPU's only: at these sizes the host
+// executor would take many minutes (the launches themselves are checked on
+// every backend above).
+TEST_P(FusedOnBackend, APlanWithATailGivesPrefillVec8sBits) {
+  if (backend().kind() != nvh::BackendKind::cuda) GTEST_SKIP() << "too large for the host executor";
+  if (!device_caps(backend()).wgmma) GTEST_SKIP() << "the tail split is the wgmma shapes'";
+  struct Shape {
+    int64_t M, N, K;
+    const char* plan;
+  };
+  // 133 tiles: one past the round; 288 tiles, the last of 64 rows: 24 past two.
+  for (const Shape& t :
+       {Shape{100, 17024, 1024, "w128n128/tail-k2"}, Shape{200, 36800, 2048, "w256n128/tail-k2"}}) {
+    CaseSpec s = fused_case(t.M, t.N, t.K, DType::bf16, true, true, 11);
+    s.options.force_route = Route::prefill_fused;
+    const CaseInputs in = make_inputs(s);
+    const CaseRun fused = run_case(backend(), s, in);
+    EXPECT_EQ(fused.decision.variant, t.plan) << s.name();
+    s.options.force_route = Route::prefill_vec8;
+    EXPECT_EQ(run_case(backend(), s, in).y_sha256, fused.y_sha256) << s.name();
+  }
+}
+
 // Every special-value class (DESIGN.md, "Special values") in exact mode:
 // the reference's bits, the g classes taking both weight paths. M = 20 runs
 // an mma.sync shape; M = 100 the wgmma kernel where the device has it (the
@@ -152,6 +260,7 @@ TEST(PrefillFusedShape, MTilesPastTheGridLimitLoop) {
   p.N = 256;
   p.K = 128;
   p.k_slices = 1;
+  p.n_end = p.N;
   using F = PrefillFusedM128N128;
   const nvh::LaunchShape s = F::shape(p);
   EXPECT_EQ(s.grid.y, F::kMaxGridRows);
@@ -193,6 +302,37 @@ TEST(PrefillFusedPlan, ShapeByMSlicesByTheBlocksLeft) {
   EXPECT_EQ(plan(256, 4096, 14336, true), "w256n128/k4");
   EXPECT_EQ(plan(512, 4096, 4096, true), "w256n128/k2");
   EXPECT_EQ(plan(1024, 4096, 4096, true), "w256n128");
+  // More tiles over N than multiprocessors, with wgmma and one block over
+  // M: the tiles past the last whole round split along K (tail_tiles).
+  EXPECT_EQ(plan(256, 36864, 5120, true), "w256n128/tail-k5");  // 288 tiles: 24 past 2 rounds
+  EXPECT_EQ(plan(128, 36864, 5120, true), "w128n128/tail-k5");
+  EXPECT_EQ(plan(256, 18944, 3584, true), "w256n128/tail-k3");  // 16 past; parts: K / 4M = 3
+  EXPECT_EQ(plan(256, 33792, 4096, true), "w256n128");          // 264 tiles: two whole rounds
+  EXPECT_EQ(plan(256, 28672, 4096, true), "w256n128");  // 92 past: 2 x 92 blocks exceed a round
+  EXPECT_EQ(plan(257, 36864, 5120, true), "w256n128");  // two blocks over M: no tail
+  EXPECT_EQ(plan(64, 36864, 5120, true), "m64n128");    // the mma.sync shapes: no tail
+  const FusedPlan tail = prefill_fused_plan(256, 36864 - 64, 5120, true);
+  EXPECT_EQ(tail.tail_tiles, 24);
+  EXPECT_EQ(tail.k_slices, 1);
+  EXPECT_EQ(tail.tail_k_slices, 5);
+  // Whether the plan fills its last round (the crossover above M = 128):
+  // blocks in one round, k slices counted; whole rounds then a last one;
+  // a tail split's own round; never K split over several rounds.
+  const auto fills = [](int64_t M, int64_t N, int64_t K) {
+    return prefill_fused_fills_its_rounds(prefill_fused_plan(M, N, K, true), M, N);
+  };
+  EXPECT_TRUE(fills(256, 8192, 4096));        // 64 tiles x 2: 128 of 132
+  EXPECT_FALSE(fills(256, 6144, 4096));       // 48 x 2: 96
+  EXPECT_FALSE(fills(256, 12288, 4096));      // 96 x 4 = 384: three rounds of parts
+  EXPECT_TRUE(fills(200, 251 * 128, 4096));   // 132, then 119 (90.2 %)
+  EXPECT_FALSE(fills(200, 250 * 128, 4096));  // 132, then 118 (89.4 %)
+  EXPECT_TRUE(fills(200, 264 * 128, 4096));   // two whole rounds
+  EXPECT_TRUE(fills(256, 36864, 5120));       // tail: 24 x 5 = 120
+  EXPECT_FALSE(fills(256, 18944, 3584));      // tail: 16 x 3 = 48
+  EXPECT_FALSE(fills(12, 4096, 4096));        // the GEMV-shaped path: no rounds of tiles
+  // The tail's parts: 23 whole tiles and the last 64 columns.
+  EXPECT_EQ(prefill_fused_workspace_bytes(256, 36864 - 64, tail),
+            std::size_t{5} * 256 * (23 * 128 + 64) * 4 + 16);
   // Never a slice without a step, never parts over half the [N, K] scratch.
   for (bool wgmma : {false, true}) {
     for (int64_t M : {9, 16, 33, 64, 100, 300}) {

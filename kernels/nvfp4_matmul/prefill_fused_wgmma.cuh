@@ -356,7 +356,7 @@ struct PrefillFusedWgmmaTiles {
       if (NVFP4_PROBE(p.k_slices == 1)) {
         store_gemv_output<kKind>(p, nvh::mul_rn(acc[i], restore), m, n);
       } else {
-        nvh::store_f32(p.parts + (z * p.M + m) * p.N + n, acc[i]);
+        nvh::store_f32(p.part(z, m, n), acc[i]);
       }
     }
   }
@@ -378,7 +378,7 @@ struct PrefillFusedWgmmaTiles {
   NVH_HD static void run_kind(Ctx& ctx, const Params& p) {
     const uint32_t tid = ctx.thread_idx().x, lane = tid % 32;
     const Place w{tid / 128, (tid / 32) % 4, lane / 4, lane % 4};
-    const int64_t n0 = int64_t{ctx.block_idx().x} * kTileCols;
+    const int64_t n0 = p.n_begin + int64_t{ctx.block_idx().x} * kTileCols;
     const Slice slice = PrefillFusedM128N128::slice_of(p.K, p.k_slices, ctx.block_idx().z);
     for (int64_t mt = ctx.block_idx().y; NVFP4_PROBE(mt < m_tiles(p.M)); mt += ctx.grid_dim().y) {
       run_tile<kKind>(ctx, p, Tile{mt * kTileRows, n0, slice}, w);
