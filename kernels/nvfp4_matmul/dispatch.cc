@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/nvfp4_matmul/prefill_fused_plan.h"
+
 namespace nvfp4 {
 namespace {
 
@@ -64,6 +66,16 @@ std::string taken_clause(const RouteRow& row, const Problem& p, const Caps& caps
 }
 
 }  // namespace
+
+bool prefill_fused_preferred(int64_t M, int64_t N, int64_t K, const Caps& caps) {
+  if (M <= kFusedMaxM) return true;
+  if (!caps.wgmma) return false;
+  if (M <= kFusedMaxMWgmma) return true;
+  // N >= ceil(kFusedLargeWeights / K) is N x K >= kFusedLargeWeights without
+  // the product, which a Problem built by hand could overflow.
+  if (M > kFusedMaxMWgmmaLarge || K <= 0 || N < (kFusedLargeWeights + K - 1) / K) return false;
+  return prefill_fused_fills_its_rounds(prefill_fused_plan(M, N, K, true), M, N);
+}
 
 int gemv_scalar_rows_per_warp(int64_t N) { return N % 4 == 0 ? 4 : N % 2 == 0 ? 2 : 1; }
 

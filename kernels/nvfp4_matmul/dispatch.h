@@ -56,13 +56,18 @@ const std::vector<std::string>& route_reasons(Route route);
 // precondition it fails, with the values ("K % 128 == 0 (K = 96) fails").
 std::string route_precondition_failure(Route route, const Problem& problem, const Caps& caps);
 
-// prefill_fused is taken up to this M, where it is faster than dequant +
-// GEMM (prefill_vec8) on the H200; above it the GEMM's larger tiles win.
-// Measured: route_table.cc, kFusedMAtMostCrossover. With wgmma (Caps::wgmma,
-// prefill_fused_wgmma.cuh) it is faster up to kFusedMaxMWgmma.
+// Where prefill_fused is faster than dequant + GEMM (prefill_vec8) on the
+// H200, so the chain prefers it (route_table.cc, kFusedMAtMostCrossover,
+// says where each bound was measured): up to kFusedMaxM; with wgmma
+// (Caps::wgmma, prefill_fused_wgmma.cuh) up to kFusedMaxMWgmma; and up to
+// kFusedMaxMWgmmaLarge on weights of kFusedLargeWeights values (N x K) or
+// more whose plan fills its rounds (prefill_fused_fills_its_rounds). Above
+// that the GEMM's larger tiles win.
 inline constexpr int64_t kFusedMaxM = 64;
 inline constexpr int64_t kFusedMaxMWgmma = 128;
-inline int64_t fused_max_m(const Caps& caps) { return caps.wgmma ? kFusedMaxMWgmma : kFusedMaxM; }
+inline constexpr int64_t kFusedMaxMWgmmaLarge = 256;
+inline constexpr int64_t kFusedLargeWeights = int64_t{24} << 20;
+bool prefill_fused_preferred(int64_t M, int64_t N, int64_t K, const Caps& caps);
 
 // Rows of W (output columns) one gemv_scalar warp computes: 4, 2 or 1, the
 // largest that divides N.

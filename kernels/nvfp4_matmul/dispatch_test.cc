@@ -78,6 +78,41 @@ TEST(SelectRoute, FollowsTheDesignTable) {
        "fused_mma"},
       {problem(kFusedMaxMWgmma + 1, 64, 256, 16), sm90_wgmma(), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
+      // On weights of kFusedLargeWeights values or more whose plan fills its
+      // last round (8192 x 4096: 64 tiles in 2 slices, 128 of 132 slots) the
+      // wgmma crossover is kFusedMaxMWgmmaLarge; one either side.
+      {problem(kFusedMaxMWgmmaLarge - 1, 8192, 4096, 16), sm90_wgmma(), false, Route::prefill_fused,
+       "fused_mma"},
+      {problem(kFusedMaxMWgmmaLarge, 8192, 4096, 16), sm90_wgmma(), false, Route::prefill_fused,
+       "fused_mma"},
+      {problem(kFusedMaxMWgmmaLarge + 1, 8192, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
+      {problem(kFusedMaxMWgmma + 1, 8192, 4096, 16), sm90_wgmma(), false, Route::prefill_fused,
+       "fused_mma"},
+      // kFusedLargeWeights (4096 x 6144 = 24 Mi, 32 tiles in 4 slices) and one
+      // row of W fewer.
+      {problem(kFusedMaxMWgmma + 1, 4096, 6144, 16), sm90_wgmma(), false, Route::prefill_fused,
+       "fused_mma"},
+      {problem(kFusedMaxMWgmma, 4095, 6144, 16), sm90_wgmma(), false, Route::prefill_fused,
+       "fused_mma"},
+      {problem(kFusedMaxMWgmma + 1, 4095, 6144, 16), sm90_wgmma(), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
+      // The last round at kFusedFullRoundPercent: 251 tiles over N in one
+      // slice, 119 of 132 slots in the second round (90.2 %), and 250 (118,
+      // 89.4 %); a round 73 % full (6144 x 4096: 48 tiles in 2 slices); K
+      // split over three rounds (12288 x 4096: 96 tiles in 4 slices).
+      {problem(200, 251 * 128, 4096, 16), sm90_wgmma(), false, Route::prefill_fused, "fused_mma"},
+      {problem(200, 250 * 128, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
+      {problem(200, 6144, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
+      {problem(200, 12288, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
+      // A tail split: 288 tiles, the 24 past two rounds in 5 slices (120 slots).
+      {problem(200, 36864, 5120, 16), sm90_wgmma(), false, Route::prefill_fused, "fused_mma"},
+      // Without wgmma the weights' size does not move kFusedMaxM.
+      {problem(kFusedMaxM + 1, 8192, 4096, 16), sm(90), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
       {problem(9, 64, 256, 16), sm(75), false, Route::prefill_vec8, "fused_sm_below_80"},
       {problem(4, 64, 256, 32), sm(90), false, Route::prefill_vec8, "fused_block_size_not_16"},
       {problem(9, 64, 256, 32), sm(90), false, Route::prefill_vec8, "fused_block_size_not_16"},
@@ -208,15 +243,17 @@ TEST(SelectRoute, ForcingPrefillFusedPassesItsCrossover) {
                                        sm(90)),
             "");
   const Decision natural = explain_route(problem(kFusedMaxM + 1, 64, 256, 16), sm(90), {});
-  EXPECT_NE(natural.detail.find("prefill_fused passed over: M <= 64, or M <= 128 with wgmma (M = " +
-                                std::to_string(kFusedMaxM + 1) + ", no wgmma) fails"),
+  const std::string crossover =
+      "prefill_fused passed over: M <= 64, or M <= 128 with wgmma, or M <= 256 with wgmma, N x K "
+      ">= 24 Mi and the plan filling its last round ";
+  EXPECT_NE(natural.detail.find(crossover + "(M = " + std::to_string(kFusedMaxM + 1) +
+                                ", N = 64, K = 256, no wgmma) fails"),
             std::string::npos)
       << natural.detail;
   const Decision with_wgmma =
       explain_route(problem(kFusedMaxMWgmma + 1, 64, 256, 16), sm90_wgmma(), {});
-  EXPECT_NE(with_wgmma.detail.find("prefill_fused passed over: M <= 64, or M <= 128 with wgmma "
-                                   "(M = " +
-                                   std::to_string(kFusedMaxMWgmma + 1) + ", wgmma) fails"),
+  EXPECT_NE(with_wgmma.detail.find(crossover + "(M = " + std::to_string(kFusedMaxMWgmma + 1) +
+                                   ", N = 64, K = 256, wgmma) fails"),
             std::string::npos)
       << with_wgmma.detail;
   expect_refused(Route::empty, problem(16, 64, 64, 16), sm(90), "M, N or K == 0");

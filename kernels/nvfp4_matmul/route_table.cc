@@ -138,18 +138,31 @@ constexpr RoutePredicate kFusedK128{
 // wgmma"; results/h200-bench-wgmma.json, h200-msweep-crossover-wgmma.json)
 // it is faster at M = 96 and 128 on all three shapes (M = 128: 4096x4096
 // 22.1 against 28.5 us, 14336x4096 59.8 against 80.7, 4096x14336 54.7
-// against 84.8) and slower at M = 129, its second 128-row tile (47.7
-// against 26.9 on 4096x4096), and at every M from 256. A prefers, not a
-// need: forcing takes it at any M.
+// against 84.8), and in the calls of 2026-12-03 after 07:05 and 07:36 UTC
+// on all 25 weight shapes timed, 4096x4096 to 36864x5120 (M = 64, 96, 128;
+// results/h200-crossover-tail-upto128.json). Above M = 128 (w256n128, the
+// same calls; h200-crossover-above128.json, h200-crossover-tail-above128.json:
+// M = 129 to 512) it is faster up to M = 256 on weights of 24 Mi values or
+// more whose plan fills its last round of 132 block slots to 90 % or more
+// with K split in one round only (e.g. 8192x5120 M = 256 60.8 against 66.8
+// us, 36864x5120 with its tail split 217.0 against 264.1), and slower on
+// 4096x4096 (34.0 against 30.2 at M = 256), on rounds 73 to 85 % full
+// (6144x4096 k2: 51.3 against 43.7; 7168x4096 k2: 49.3 against 46.9) and on
+// K split over several rounds (12288x4096 k4: 93.2 against 74.6); slower
+// everywhere from M = 320 (two blocks over M). A prefers, not a need:
+// forcing takes it at any M.
 constexpr RoutePredicate kFusedMAtMostCrossover{
-    "M <= 64, or M <= 128 with wgmma",
+    "M <= 64, or M <= 128 with wgmma, or M <= 256 with wgmma, N x K >= 24 Mi and the plan "
+    "filling its last round",
     [](const Problem& p, const Caps& c) {
-      return value("M", p.M) + (c.wgmma ? ", wgmma" : ", no wgmma");
+      return value("M", p.M) + ", " + value("N", p.N) + ", " + value("K", p.K) +
+             (c.wgmma ? ", wgmma" : ", no wgmma");
     },
-    [](const Problem& p, const Caps& c) { return p.M <= fused_max_m(c); },
+    [](const Problem& p, const Caps& c) { return prefill_fused_preferred(p.M, p.N, p.K, c); },
     "fused_m_above_crossover"};
-static_assert(kFusedMaxM == 64 && kFusedMaxMWgmma == 128,
-              "kFusedMAtMostCrossover's statement says 64 and 128");
+static_assert(kFusedMaxM == 64 && kFusedMaxMWgmma == 128 && kFusedMaxMWgmmaLarge == 256 &&
+                  kFusedLargeWeights == int64_t{24} << 20,
+              "kFusedMAtMostCrossover's statement says 64, 128, 256 and 24 Mi");
 constexpr RoutePredicate kFusedSm80{
     "sm >= 80", [](const Problem&, const Caps& c) { return value("sm", c.sm); },
     [](const Problem&, const Caps& c) { return c.sm >= kMinMmaSm; }, "fused_sm_below_80"};

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/nvfp4_matmul/dispatch.h"
+#include "kernels/nvfp4_matmul/prefill_fused_plan.h"
 
 namespace nvfp4 {
 namespace {
@@ -80,10 +81,12 @@ TEST(RouteTable, ListingNamesEveryRouteItsReasonsAndNeeds) {
                 "  opt-in; hardware-gated where the device lacks it\n"),
       std::string::npos)
       << text;
-  EXPECT_NE(text.find("prefill_fused: fused_mma\n  needs: M > 0; N > 0; K > 0; block_size == 16; "
-                      "A and B 16-byte, weight_scale 4-byte aligned; K % 128 == 0; sm >= 80\n"
-                      "  taken (not forced) only where: M <= 64, or M <= 128 with wgmma\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("prefill_fused: fused_mma\n  needs: M > 0; N > 0; K > 0; block_size == 16; "
+                "A and B 16-byte, weight_scale 4-byte aligned; K % 128 == 0; sm >= 80\n"
+                "  taken (not forced) only where: M <= 64, or M <= 128 with wgmma, or M <= 256 "
+                "with wgmma, N x K >= 24 Mi and the plan filling its last round\n"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("prefill_scalar: odd_block_size k_not_multiple_of_8 unaligned\n  needs: M > "
                       "0; N > 0; K > 0\n"
@@ -190,10 +193,17 @@ Meaning write_meaning(const std::string& statement) {
       {"block-scaled FP4 matmul available",
        {[](const Problem&, const Caps& c) { return c.native_fp4; },
         [](const Problem&, const Caps&) { return ""; }}},
-      {"M <= 64, or M <= 128 with wgmma",
-       {[](const Problem& p, const Caps& c) { return p.M <= 64 || (c.wgmma && p.M <= 128); },
+      {"M <= 64, or M <= 128 with wgmma, or M <= 256 with wgmma, N x K >= 24 Mi and the plan "
+       "filling its last round",
+       {[](const Problem& p, const Caps& c) {
+          return p.M <= 64 || (c.wgmma && p.M <= 128) ||
+                 (c.wgmma && p.M <= 256 && p.N * p.K >= 24 * 1024 * 1024 &&
+                  prefill_fused_fills_its_rounds(prefill_fused_plan(p.M, p.N, p.K, true), p.M,
+                                                 p.N));
+        },
         [](const Problem& p, const Caps& c) {
-          return "M = " + std::to_string(p.M) + (c.wgmma ? ", wgmma" : ", no wgmma");
+          return "M = " + std::to_string(p.M) + ", N = " + std::to_string(p.N) +
+                 ", K = " + std::to_string(p.K) + (c.wgmma ? ", wgmma" : ", no wgmma");
         }}},
       {"block_size even",
        {[](const Problem& p, const Caps&) { return p.block_size % 2 == 0; },
@@ -276,9 +286,12 @@ Caps device(int sm, bool native_fp4, bool wgmma = false) {
 // Problems around every predicate's edge, on devices around every capability edge.
 std::vector<Problem> problems() {
   std::vector<Problem> out;
-  for (int64_t M : {int64_t{0}, int64_t{1}, int64_t{8}, int64_t{9}, kFusedMaxM, kFusedMaxM + 1,
-                    kFusedMaxMWgmma, kFusedMaxMWgmma + 1})
-    for (int64_t N : {0, 48, 64})
+  for (int64_t M :
+       {int64_t{0}, int64_t{1}, int64_t{8}, int64_t{9}, kFusedMaxM, kFusedMaxM + 1, kFusedMaxMWgmma,
+        kFusedMaxMWgmma + 1, kFusedMaxMWgmmaLarge, kFusedMaxMWgmmaLarge + 1})
+    // 792 tiles of 128 rows (6 whole rounds of 132): N x K >= 24 Mi from K
+    // = 256 on, and not at K = 128 and below.
+    for (int64_t N : {int64_t{0}, int64_t{48}, int64_t{64}, int64_t{792} * 128})
       for (int64_t K : {0, 40, 48, 64, 96, 128, 256, 260})
         for (int64_t bs : {15, 16, 32})
           for (uint32_t a : {0u, 2u})
