@@ -43,8 +43,18 @@ for step in "${steps[@]}"; do
     sanitize)
       run memcheck compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/kernels_tests" \
         --gtest_filter='*Fused*cuda*'
-      run racecheck compute-sanitizer --tool racecheck --error-exitcode 9 "$bin/kernels_tests" \
-        --gtest_filter='*Fused*cuda*' ;;
+      # The tests' references run cuBLAS (prefill_vec8's GEMM step), and at
+      # the tail plan's sizes racecheck reports hazards inside cuBLAS's own
+      # kernels (nvjet_sm90_*, 2026-12-03); excluding them from the check
+      # (--kernel-name-exclude kns=nvjet) made the sanitizer fail on a
+      # hardware exception. So every kernel is checked, and the step fails
+      # on a hazard in any kernel but cuBLAS's, whose count it prints.
+      run racecheck compute-sanitizer --tool racecheck "$bin/kernels_tests" \
+        --gtest_filter='*Fused*cuda*'
+      ours=$(grep -E "Race reported" "$out/racecheck.log" | grep -vc "nvjet_")
+      theirs=$(grep -E "Race reported" "$out/racecheck.log" | grep -c "nvjet_")
+      echo "=== racecheck: $ours hazard reports in our kernels, $theirs in cuBLAS's (nvjet_*)"
+      grep -q "RACECHECK SUMMARY" "$out/racecheck.log" && ((ours == 0)) || status=1 ;;
     bench)
       run bench "$bin/nvfp4-harness" bench --json "$out/bench.json" ;;
     depth)
