@@ -97,13 +97,15 @@ TEST(SelectRoute, FollowsTheDesignTable) {
        "fused_mma"},
       {problem(kFusedMaxMWgmma + 1, 4095, 6144, 16), sm90_wgmma(), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
-      // The last round at kFusedFullRoundPercent: 251 tiles over N in one
-      // slice, 119 of 132 slots in the second round (90.2 %), and 250 (118,
-      // 89.4 %); a round 73 % full (6144 x 4096: 48 tiles in 2 slices); K
-      // split over three rounds (12288 x 4096: 96 tiles in 4 slices).
-      {problem(200, 251 * 128, 4096, 16), sm90_wgmma(), false, Route::prefill_fused, "fused_mma"},
-      {problem(200, 250 * 128, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
+      // One slice, the last round at kFusedFullRoundPercentOneSlice: 238
+      // tiles over N, 106 of 132 slots in the second round (80.3 %), and 237
+      // (105, 79.5 %); 14336 x 4096 (112 tiles, 84.8 %). Split: a round 73 %
+      // full (6144 x 4096: 48 tiles in 2 slices); K split over three rounds
+      // (12288 x 4096: 96 tiles in 4 slices).
+      {problem(200, 238 * 128, 4096, 16), sm90_wgmma(), false, Route::prefill_fused, "fused_mma"},
+      {problem(200, 237 * 128, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
+      {problem(256, 14336, 4096, 16), sm90_wgmma(), false, Route::prefill_fused, "fused_mma"},
       {problem(200, 6144, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
       {problem(200, 12288, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,

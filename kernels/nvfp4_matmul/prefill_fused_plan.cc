@@ -134,7 +134,9 @@ bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N)
   } else {
     last_round = slots;
   }
-  return 100 * last_round >= kFusedFullRoundPercent * slots;
+  const bool split = plan.k_slices > 1 || plan.tail_tiles > 0;
+  return 100 * last_round >=
+         (split ? kFusedFullRoundPercent : kFusedFullRoundPercentOneSlice) * slots;
 }
 
 const char* prefill_fused_variant_name(const FusedPlan& plan) {

@@ -58,12 +58,15 @@ FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K, bool wgmma);
 
 // Whether the plan's blocks fill the last round of the plan's block slots
 // (kFusedPlanMultiprocessors times the shape's blocks an SM) to
-// kFusedFullRoundPercent or more, where K is split only in a round of its
-// own (all blocks in one round, or a tail split's second launch). On the
-// H200 the wgmma kernel beat dequant + GEMM above M = 128 on such plans,
-// and lost on a round 73 to 85 % full or a K split over several rounds
+// kFusedFullRoundPercent or more where K is split (in a round of its own
+// only: all blocks in one round, or a tail split's second launch), or to
+// kFusedFullRoundPercentOneSlice where it is not (no parts, no sum to
+// amortize). On the H200 the wgmma kernel beat dequant + GEMM above M =
+// 128 on such plans, and lost on split rounds 73 to 85 % full, on a K
+// split over several rounds and on one-slice rounds 70 % full at M = 129
 // (PERF.md; the dispatcher's crossover, dispatch.h).
 inline constexpr int64_t kFusedFullRoundPercent = 90;
+inline constexpr int64_t kFusedFullRoundPercentOneSlice = 80;
 bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N);
 
 // "m16n64", ...; with k_slices > 1 "m16n64/k4"; with a tail split

@@ -324,12 +324,17 @@ TEST(PrefillFusedPlan, ShapeByMSlicesByTheBlocksLeft) {
   EXPECT_TRUE(fills(256, 8192, 4096));        // 64 tiles x 2: 128 of 132
   EXPECT_FALSE(fills(256, 6144, 4096));       // 48 x 2: 96
   EXPECT_FALSE(fills(256, 12288, 4096));      // 96 x 4 = 384: three rounds of parts
-  EXPECT_TRUE(fills(200, 251 * 128, 4096));   // 132, then 119 (90.2 %)
-  EXPECT_FALSE(fills(200, 250 * 128, 4096));  // 132, then 118 (89.4 %)
+  EXPECT_TRUE(fills(200, 238 * 128, 4096));   // one slice: 132, then 106 (80.3 %)
+  EXPECT_FALSE(fills(200, 237 * 128, 4096));  // 132, then 105 (79.5 %)
+  EXPECT_TRUE(fills(256, 14336, 4096));       // 112 (84.8 %)
   EXPECT_TRUE(fills(200, 264 * 128, 4096));   // two whole rounds
-  EXPECT_TRUE(fills(256, 36864, 5120));       // tail: 24 x 5 = 120
-  EXPECT_FALSE(fills(256, 18944, 3584));      // tail: 16 x 3 = 48
-  EXPECT_FALSE(fills(12, 4096, 4096));        // the GEMV-shaped path: no rounds of tiles
+  // Split plans at 90 %, by hand: 17 tiles in 7 slices (119 blocks, 90.2 %)
+  // and 59 in 2 (118, 89.4 %).
+  EXPECT_TRUE(prefill_fused_fills_its_rounds({FusedShape::w256n128, 7}, 256, 17 * 128));
+  EXPECT_FALSE(prefill_fused_fills_its_rounds({FusedShape::w256n128, 2}, 256, 59 * 128));
+  EXPECT_TRUE(fills(256, 36864, 5120));   // tail: 24 x 5 = 120
+  EXPECT_FALSE(fills(256, 18944, 3584));  // tail: 16 x 3 = 48
+  EXPECT_FALSE(fills(12, 4096, 4096));    // the GEMV-shaped path: no rounds of tiles
   // The tail's parts: 23 whole tiles and the last 64 columns.
   EXPECT_EQ(prefill_fused_workspace_bytes(256, 36864 - 64, tail),
             std::size_t{5} * 256 * (23 * 128 + 64) * 4 + 16);
