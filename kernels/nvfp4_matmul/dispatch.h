@@ -68,6 +68,9 @@ inline constexpr int64_t kFusedMaxMWgmma = 128;
 inline constexpr int64_t kFusedMaxMWgmmaLarge = 256;
 inline constexpr int64_t kFusedLargeWeights = int64_t{24} << 20;
 bool prefill_fused_preferred(int64_t M, int64_t N, int64_t K, const Caps& caps);
+// Where the plan's last round decides it: wgmma, kFusedMaxMWgmma < M <=
+// kFusedMaxMWgmmaLarge and N x K >= kFusedLargeWeights.
+bool prefill_fused_round_decides(int64_t M, int64_t N, int64_t K, const Caps& caps);
 
 // Rows of W (output columns) one gemv_scalar warp computes: 4, 2 or 1, the
 // largest that divides N.

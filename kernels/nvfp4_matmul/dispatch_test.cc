@@ -258,6 +258,18 @@ TEST(SelectRoute, ForcingPrefillFusedPassesItsCrossover) {
                                    ", N = 64, K = 256, wgmma) fails"),
             std::string::npos)
       << with_wgmma.detail;
+  // Where the plan's last round decides, the explanation names the plan
+  // and how full that round is.
+  const Decision partial = explain_route(problem(200, 6144, 4096, 16), sm90_wgmma(), {});
+  EXPECT_NE(
+      partial.detail.find(crossover + "(M = 200, N = 6144, K = 4096, wgmma, plan w256n128/k2: last "
+                                      "round 96 of 132 slots) fails"),
+      std::string::npos)
+      << partial.detail;
+  const Decision over_rounds = explain_route(problem(200, 12288, 4096, 16), sm90_wgmma(), {});
+  EXPECT_NE(over_rounds.detail.find("plan w256n128/k4: K split over several rounds) fails"),
+            std::string::npos)
+      << over_rounds.detail;
   expect_refused(Route::empty, problem(16, 64, 64, 16), sm(90), "M, N or K == 0");
   expect_refused(Route::prefill_scalar, problem(0, 64, 64, 16), sm(90), "M > 0 (M = 0) fails");
 }

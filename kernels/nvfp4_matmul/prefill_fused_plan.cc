@@ -118,25 +118,31 @@ FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K, bool wgmma) {
   return {shape, best};
 }
 
-bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N) {
-  if (plan.gemv_slices > 1 || M <= 0 || N <= 0) return false;
+FusedLastRound prefill_fused_last_round(const FusedPlan& plan, int64_t M, int64_t N) {
+  if (plan.gemv_slices > 1 || M <= 0 || N <= 0) return {};
   const ShapeFacts f = facts(plan.shape);
-  const int64_t slots = kFusedPlanMultiprocessors * f.blocks_per_sm;
+  FusedLastRound r;
+  r.slots = kFusedPlanMultiprocessors * f.blocks_per_sm;
+  r.split = plan.k_slices > 1 || plan.tail_tiles > 0;
   const int64_t m_blocks = (M + f.rows - 1) / f.rows;
   const int64_t blocks = (N + f.cols - 1) / f.cols * (m_blocks < 65535 ? m_blocks : 65535);
-  int64_t last_round = blocks * plan.k_slices;  // the blocks of the last round
   if (plan.tail_tiles > 0) {
-    last_round = plan.tail_tiles * plan.tail_k_slices;
+    r.blocks = plan.tail_tiles * plan.tail_k_slices;
   } else if (plan.k_slices > 1) {
-    if (last_round > slots) return false;  // parts over several rounds
-  } else if (last_round % slots != 0) {
-    last_round %= slots;
+    r.blocks = blocks * plan.k_slices;
+    r.split_over_rounds = r.blocks > r.slots;
+    if (r.split_over_rounds) r.blocks = (r.blocks - 1) % r.slots + 1;
   } else {
-    last_round = slots;
+    r.blocks = (blocks - 1) % r.slots + 1;
   }
-  const bool split = plan.k_slices > 1 || plan.tail_tiles > 0;
-  return 100 * last_round >=
-         (split ? kFusedFullRoundPercent : kFusedFullRoundPercentOneSlice) * slots;
+  return r;
+}
+
+bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N) {
+  const FusedLastRound r = prefill_fused_last_round(plan, M, N);
+  if (r.slots == 0 || r.split_over_rounds) return false;
+  return 100 * r.blocks >=
+         (r.split ? kFusedFullRoundPercent : kFusedFullRoundPercentOneSlice) * r.slots;
 }
 
 const char* prefill_fused_variant_name(const FusedPlan& plan) {

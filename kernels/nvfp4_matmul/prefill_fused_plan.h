@@ -69,6 +69,16 @@ inline constexpr int64_t kFusedFullRoundPercent = 90;
 inline constexpr int64_t kFusedFullRoundPercentOneSlice = 80;
 bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N);
 
+// The plan's last round of block slots (what prefill_fused_fills_its_rounds
+// judges, and the crossover's explanation prints): its blocks, the slots,
+// whether K is split, and whether the split's parts span several rounds.
+// All zero for the GEMV-shaped path (no rounds of tiles).
+struct FusedLastRound {
+  int64_t blocks = 0, slots = 0;
+  bool split = false, split_over_rounds = false;
+};
+FusedLastRound prefill_fused_last_round(const FusedPlan& plan, int64_t M, int64_t N);
+
 // "m16n64", ...; with k_slices > 1 "m16n64/k4"; with a tail split
 // "w256n128/tail-k5"; the GEMV-shaped path "gemv16/slices12" (the route
 // log's variant).

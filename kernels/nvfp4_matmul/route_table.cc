@@ -124,6 +124,20 @@ constexpr RoutePredicate kFusedAligned{
 constexpr RoutePredicate kFusedK128{
     "K % 128 == 0", [](const Problem& p, const Caps&) { return value("K", p.K); },
     [](const Problem& p, const Caps&) { return p.K % 128 == 0; }, "fused_k_not_multiple_of_128"};
+// The crossover's values: M, N, K, the device, and where the plan's last
+// round decides, the plan and how full that round is.
+std::string crossover_values(const Problem& p, const Caps& c) {
+  std::string s = value("M", p.M) + ", " + value("N", p.N) + ", " + value("K", p.K) +
+                  (c.wgmma ? ", wgmma" : ", no wgmma");
+  if (!prefill_fused_round_decides(p.M, p.N, p.K, c)) return s;
+  const FusedPlan plan = prefill_fused_plan(p.M, p.N, p.K, true);
+  const FusedLastRound r = prefill_fused_last_round(plan, p.M, p.N);
+  return s + ", plan " + prefill_fused_variant_name(plan) +
+         (r.split_over_rounds ? ": K split over several rounds"
+                              : ": last round " + std::to_string(r.blocks) + " of " +
+                                    std::to_string(r.slots) + " slots");
+}
+
 // The crossover with prefill_vec8 (dequant + cuBLAS GEMM), measured on the
 // H200 by `nvfp4-harness bench` (msweep group; bf16 with bias, kernel time of
 // calls back to back; PERF.md "prefill_fused"). With mma.sync alone, first
@@ -155,10 +169,7 @@ constexpr RoutePredicate kFusedK128{
 constexpr RoutePredicate kFusedMAtMostCrossover{
     "M <= 64, or M <= 128 with wgmma, or M <= 256 with wgmma, N x K >= 24 Mi and the plan "
     "filling its last round",
-    [](const Problem& p, const Caps& c) {
-      return value("M", p.M) + ", " + value("N", p.N) + ", " + value("K", p.K) +
-             (c.wgmma ? ", wgmma" : ", no wgmma");
-    },
+    [](const Problem& p, const Caps& c) { return crossover_values(p, c); },
     [](const Problem& p, const Caps& c) { return prefill_fused_preferred(p.M, p.N, p.K, c); },
     "fused_m_above_crossover"};
 static_assert(kFusedMaxM == 64 && kFusedMaxMWgmma == 128 && kFusedMaxMWgmmaLarge == 256 &&

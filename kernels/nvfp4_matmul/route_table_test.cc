@@ -202,8 +202,15 @@ Meaning write_meaning(const std::string& statement) {
                                                  p.N));
         },
         [](const Problem& p, const Caps& c) {
-          return "M = " + std::to_string(p.M) + ", N = " + std::to_string(p.N) +
-                 ", K = " + std::to_string(p.K) + (c.wgmma ? ", wgmma" : ", no wgmma");
+          std::string s = "M = " + std::to_string(p.M) + ", N = " + std::to_string(p.N) +
+                          ", K = " + std::to_string(p.K) + (c.wgmma ? ", wgmma" : ", no wgmma");
+          if (!c.wgmma || p.M <= 128 || p.M > 256 || p.N * p.K < 24 * 1024 * 1024) return s;
+          const FusedPlan plan = prefill_fused_plan(p.M, p.N, p.K, true);
+          const FusedLastRound r = prefill_fused_last_round(plan, p.M, p.N);
+          return s + ", plan " + prefill_fused_variant_name(plan) +
+                 (r.split_over_rounds ? std::string(": K split over several rounds")
+                                      : ": last round " + std::to_string(r.blocks) + " of " +
+                                            std::to_string(r.slots) + " slots");
         }}},
       {"block_size even",
        {[](const Problem& p, const Caps&) { return p.block_size % 2 == 0; },
