@@ -209,10 +209,9 @@ template <class Fused>
 void run_prefill_fused_shape(nvh::Backend& backend, PrefillFusedParams params,
                              const FusedPlan& plan) {
   if (plan.tail_tiles > 0) {
-    const int64_t n_tiles = (params.N + Fused::kTileCols - 1) / Fused::kTileCols;
     PrefillFusedParams rounds = params;
     rounds.k_slices = 1;
-    rounds.n_end = (n_tiles - plan.tail_tiles) * Fused::kTileCols;
+    rounds.n_end = prefill_fused_tail_begin(plan, params.N);
     launch_fused<Fused>(backend, Fused::shape(rounds), rounds);
     params.n_begin = rounds.n_end;
     params.k_slices = plan.tail_k_slices;

@@ -1,5 +1,6 @@
 #include "kernels/nvfp4_matmul/prefill_fused_plan.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -36,6 +37,22 @@ FusedShape shape_for(int64_t M, bool wgmma) {
                     : FusedShape::m128n128;
 }
 
+// The shape's blocks over M and N (grid.y capped at 65535: a grid-stride
+// loop past it), and the block slots of the plan's multiprocessors.
+int64_t blocks_over_m_and_n(const ShapeFacts& f, int64_t M, int64_t N) {
+  const int64_t m_blocks = (M + f.rows - 1) / f.rows;
+  return (N + f.cols - 1) / f.cols * (m_blocks < 65535 ? m_blocks : 65535);
+}
+int64_t block_slots(const ShapeFacts& f) { return kFusedPlanMultiprocessors * f.blocks_per_sm; }
+
+// The most slices of K a split may take: a slice holds a step at least,
+// the parts fit in half the scratch, at most kFusedMaxKSlices.
+int64_t most_slices(int64_t M, int64_t K) {
+  int64_t most = K / 128;
+  if (most > K / (4 * M)) most = K / (4 * M);
+  return most < kFusedMaxKSlices ? most : kFusedMaxKSlices;
+}
+
 // A model of the time S slices take, in bytes moved at one rate: the
 // weights and the A each block over N reads, spread over the waves the
 // blocks take (a wave is as long as one block's share, 1 / S of it), plus
@@ -61,10 +78,7 @@ FusedPlan with_tail(int64_t M, int64_t K, FusedShape shape, const ShapeFacts& f,
                     int64_t slots) {
   const int64_t tail = n_tiles % slots, rounds = n_tiles / slots;
   if (tail == 0) return {shape, 1};
-  int64_t most = slots / tail;
-  if (most > K / 128) most = K / 128;
-  if (most > K / (4 * M)) most = K / (4 * M);
-  if (most > kFusedMaxKSlices) most = kFusedMaxKSlices;
+  const int64_t most = std::min(slots / tail, most_slices(M, K));
   const double tile_bytes = 0.5625 * static_cast<double>(f.cols) * static_cast<double>(K) +
                             2.0 * static_cast<double>(M) * static_cast<double>(K);
   const auto cost = [&](int64_t s) {
@@ -89,16 +103,12 @@ FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K, bool wgmma) {
   const uint32_t gemv_slices = GemvMmaSlices16::slices_for(M, N, K);
   if (gemv_slices > 1) return {shape, 1, gemv_slices};
   const ShapeFacts f = facts(shape);
-  const int64_t m_blocks = (M + f.rows - 1) / f.rows;
-  const int64_t blocks = (N + f.cols - 1) / f.cols * (m_blocks < 65535 ? m_blocks : 65535);
-  const int64_t slots = kFusedPlanMultiprocessors * f.blocks_per_sm;
+  const int64_t blocks = blocks_over_m_and_n(f, M, N), slots = block_slots(f);
   if (blocks >= slots) {
-    return is_wgmma_shape(shape) && m_blocks == 1 ? with_tail(M, K, shape, f, blocks, slots)
-                                                  : FusedPlan{shape, 1};
+    return is_wgmma_shape(shape) && M <= f.rows ? with_tail(M, K, shape, f, blocks, slots)
+                                                : FusedPlan{shape, 1};
   }
-  int64_t most = K / 128;                      // a slice holds a step at least
-  if (most > K / (4 * M)) most = K / (4 * M);  // the parts fit in half the scratch
-  if (most > kFusedMaxKSlices) most = kFusedMaxKSlices;
+  const int64_t most = most_slices(M, K);
   // The wgmma kernel's parts cost half what the model says of the mma.sync
   // shapes'. On the H200 (PERF.md, "prefill_fused with wgmma": the calls of
   // 08:49 and 08:55 UTC 2026-12-02), at full weight the model chose k3 for 4096 x 4096 at M =
@@ -122,10 +132,9 @@ FusedLastRound prefill_fused_last_round(const FusedPlan& plan, int64_t M, int64_
   if (plan.gemv_slices > 1 || M <= 0 || N <= 0) return {};
   const ShapeFacts f = facts(plan.shape);
   FusedLastRound r;
-  r.slots = kFusedPlanMultiprocessors * f.blocks_per_sm;
+  r.slots = block_slots(f);
   r.split = plan.k_slices > 1 || plan.tail_tiles > 0;
-  const int64_t m_blocks = (M + f.rows - 1) / f.rows;
-  const int64_t blocks = (N + f.cols - 1) / f.cols * (m_blocks < 65535 ? m_blocks : 65535);
+  const int64_t blocks = blocks_over_m_and_n(f, M, N);
   if (plan.tail_tiles > 0) {
     r.blocks = plan.tail_tiles * plan.tail_k_slices;
   } else if (plan.k_slices > 1) {
@@ -166,10 +175,15 @@ const char* prefill_fused_variant_name(const FusedPlan& plan) {
                   .c_str();
 }
 
+int64_t prefill_fused_tail_begin(const FusedPlan& plan, int64_t N) {
+  if (plan.tail_tiles == 0) return N;
+  const int64_t cols = facts(plan.shape).cols;
+  return ((N + cols - 1) / cols - plan.tail_tiles) * cols;
+}
+
 std::size_t prefill_fused_workspace_bytes(int64_t M, int64_t N, const FusedPlan& plan) {
   if (plan.tail_tiles > 0) {
-    const int64_t cols = facts(plan.shape).cols;
-    const int64_t tail_cols = N - ((N + cols - 1) / cols - plan.tail_tiles) * cols;
+    const int64_t tail_cols = N - prefill_fused_tail_begin(plan, N);
     return static_cast<std::size_t>(plan.tail_k_slices * M * tail_cols) * sizeof(float) + 16;
   }
   if (plan.k_slices == 1) return 0;

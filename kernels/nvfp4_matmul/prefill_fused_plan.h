@@ -84,6 +84,10 @@ FusedLastRound prefill_fused_last_round(const FusedPlan& plan, int64_t M, int64_
 // log's variant).
 const char* prefill_fused_variant_name(const FusedPlan& plan);
 
+// The first column of Y the tail's launch computes (a multiple of the
+// shape's tile columns; N when the plan has no tail split).
+int64_t prefill_fused_tail_begin(const FusedPlan& plan, int64_t N);
+
 // Bytes of workspace the plan's parts take (0 for one slice and no tail), with room to
 // align them to 16 bytes inside a scratch that is only 2-byte aligned.
 std::size_t prefill_fused_workspace_bytes(int64_t M, int64_t N, const FusedPlan& plan);

@@ -143,42 +143,28 @@ TEST_P(FusedOnBackend, ExactModeGivesPrefillVec8sBits) {
 template <class F>
 void expect_tail_split_gives_prefill_vec8s_bits(nvh::Backend& backend, int64_t M) {
   const int64_t cols = F::kTileCols, N = 2 * cols + 72, K = 768;
-  std::mt19937 rng(static_cast<uint32_t>(M));
-  // bf16 integers in [-4, 4], codes of any value, scales 0.5 or 1 and g =
-  // 2^-6 (the fast path): products are multiples of 2^-8 and sums below
-  // 2^9, exact in fp32 in any order; a bias of integers.
-  const auto small_int = [&rng] {
-    return nvh::round_to_half_bits(static_cast<float>(static_cast<int>(rng() % 9) - 4),
-                                   nvh::HalfKind::bf16);
-  };
-  std::vector<uint16_t> a(M * K), bias(N);
-  for (auto& x : a) x = small_int();
-  for (auto& x : bias) x = small_int();
-  std::vector<uint8_t> codes(N * K / 2), scales(N * K / 16);
-  for (auto& c : codes) c = static_cast<uint8_t>(rng());
-  for (auto& s : scales) s = rng() % 2 ? 0x38 : 0x30;
-  const float g = 1.0f / 64;
-  nvh::Buffer A(backend, a.size() * 2, "A"), B(backend, codes.size(), "B"),
-      S(backend, scales.size(), "scales"), G(backend, 4, "g"), bias_buf(backend, N * 2, "bias"),
-      Y(backend, M * N * 2, "Y"), scratch(backend, N * K * 2, "scratch");
-  A.upload(a.data(), a.size() * 2);
-  B.upload(codes.data(), codes.size());
-  S.upload(scales.data(), scales.size());
-  G.upload(&g, 4);
-  bias_buf.upload(bias.data(), bias.size() * 2);
+  // The case generator's exact mode (g = 2^e, the fast path; with bias):
+  // prefill_vec8's Y by run_case, then the same inputs for the launches.
+  CaseSpec spec = fused_case(M, N, K, DType::bf16, true, true, static_cast<uint64_t>(M));
+  spec.options.force_route = Route::prefill_vec8;
+  const CaseInputs in = make_inputs(spec);
+  const std::vector<uint16_t> want = run_case(backend, spec, in).Y;
+  nvh::Buffer A(backend, in.A.size() * 2, "A"), B(backend, in.W.packed.size(), "B"),
+      S(backend, in.W.scales.size(), "scales"), G(backend, sizeof(float), "g"),
+      bias(backend, in.bias.size() * 2, "bias"), Y(backend, M * N * 2, "Y");
+  A.upload(in.A);
+  B.upload(in.W.packed);
+  S.upload(in.W.scales);
+  G.upload(&in.W.global_scale, sizeof(float));
+  bias.upload(in.bias);
   MatmulArgs args;
   args.A = {A.data(), {M, K}, ElemType::bf16};
   args.B = {B.data(), {N, K / 2}, ElemType::e2m1x2};
   args.weight_scale = {S.data(), {N, K / 16}, ElemType::e4m3};
   args.weight_scale_2 = {G.data(), {}, ElemType::fp32};
-  args.bias = {bias_buf.data(), {N}, ElemType::bf16};
+  args.bias = {bias.data(), {N}, ElemType::bf16};
   args.Y = {Y.data(), {M, N}, ElemType::bf16};
-  args.scratch = {scratch.data(), {N, K}, ElemType::bf16};
-  Options o;
-  o.force_route = Route::prefill_vec8;
-  ASSERT_EQ(run_matmul(backend, args, o).route, Route::prefill_vec8);
-  std::vector<uint8_t> want(M * N * 2), got(M * N * 2);
-  Y.download(want.data(), want.size());
+  std::vector<uint16_t> got(want.size());
 
   const Problem p = describe_problem(args);
   for (int64_t tail_first : {1, 2}) {
@@ -193,8 +179,8 @@ void expect_tail_split_gives_prefill_vec8s_bits(nvh::Backend& backend, int64_t M
       tail.n_begin = rounds.n_end;
       launch_fused<F>(backend, F::shape(tail), tail);
       nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(tail), tail);
-      Y.download(got.data(), got.size());
-      EXPECT_EQ(std::memcmp(want.data(), got.data(), want.size()), 0)
+      Y.download(got.data(), got.size() * 2);
+      EXPECT_EQ(std::memcmp(want.data(), got.data(), want.size() * 2), 0)
           << "M = " << M << ", tail from tile " << tail_first << " in " << k << " slices";
     }
   }
