@@ -159,10 +159,10 @@ std::string crossover_values(const Problem& p, const Caps& c) {
 // M = 129 to 512) it is faster up to M = 256 on weights of 24 Mi values or
 // more whose plan fills its last round of 132 block slots to 90 % or more
 // with K split in one round only, or 80 % with one slice (e.g. 8192x5120 M
-// = 256 60.8 against 66.8 us, 36864x5120 with its tail split 217.0 against
+// = 256 59.8 against 65.2 us, 36864x5120 with its tail split 217.0 against
 // 264.1, 14336x4096 in one slice, 85 %: 81.8 against 88.2), and slower on
-// 4096x4096 (34.0 against 30.2 at M = 256), on split rounds 73 to 85 % full
-// (6144x4096 k2: 51.3 against 43.7; 7168x4096 k2: 49.3 against 46.9) and on
+// 4096x4096 (32.4 against 29.3 at M = 256), on split rounds 73 to 85 % full
+// (6144x4096 k2: 49.9 against 42.3; 7168x4096 k2: 49.3 against 46.9) and on
 // K split over several rounds (12288x4096 k4: 93.2 against 74.6); slower
 // everywhere from M = 320 (two blocks over M). A prefers, not a need:
 // forcing takes it at any M.
