@@ -211,6 +211,58 @@ struct DeviceCtx {
 #endif
   }
 
+  // mbarrier (sm_80 on) in shared memory, CTA scope: init with the number
+  // of arrivals a phase takes; arrive (release); wait until the phase of
+  // parity `parity` has completed (try_wait.parity in a loop, acquire).
+  // An init is seen by the block's other threads after a barrier.
+  __device__ __forceinline__ void mbarrier_init(uint64_t* bar, uint32_t count) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(bar));
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(at), "r"(count) : "memory");
+#else
+    (void)bar, (void)count;
+    __trap();
+#endif
+  }
+  __device__ __forceinline__ void mbarrier_arrive(uint64_t* bar) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(bar));
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(at) : "memory");
+#else
+    (void)bar;
+    __trap();
+#endif
+  }
+  __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(bar));
+    uint32_t done = 0;
+    do {
+      asm volatile(
+          "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+          "selp.u32 %0, 1, 0, p;\n}\n"
+          : "=r"(done)
+          : "r"(at), "r"(parity)
+          : "memory");
+    } while (!done);
+#else
+    (void)bar, (void)parity;
+    __trap();  // try_wait is sm_90's; the plans send mbarrier kernels to sm_90a only
+#endif
+  }
+  // cp.async.mbarrier.arrive.noinc: an arrival on `bar` once every
+  // cp.async this thread issued before it has landed (counted among the
+  // arrivals the barrier's init expects). The copies are then visible to
+  // the threads that wait on the phase.
+  __device__ __forceinline__ void cp_async_mbarrier_arrive(uint64_t* bar) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(bar));
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(at) : "memory");
+#else
+    (void)bar;
+    __trap();
+#endif
+  }
   // ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16 (sm_75+): lane l gives
   // the 16-byte row l % 8 of matrix l / 8; out[i] is lane l's pair of
   // matrix i: row l / 4, columns 2 (l % 4) and + 1, or with kTranspose

@@ -39,10 +39,12 @@ nvfp4_add_gtest(harness_exec_tests GPU
     ${CMAKE_CURRENT_LIST_DIR}/ldmatrix_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/wgmma_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/cp_async_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/mbarrier_test.cc
   LIBS harness_exec)
 if(NVFP4_ENABLE_CUDA)
   target_sources(harness_exec_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/last_block_test_cuda.cu
                                             ${CMAKE_CURRENT_LIST_DIR}/ldmatrix_test_cuda.cu
                                             ${CMAKE_CURRENT_LIST_DIR}/wgmma_test_cuda.cu
-                                            ${CMAKE_CURRENT_LIST_DIR}/cp_async_test_cuda.cu)
+                                            ${CMAKE_CURRENT_LIST_DIR}/cp_async_test_cuda.cu
+                                            ${CMAKE_CURRENT_LIST_DIR}/mbarrier_test_cuda.cu)
 endif()

@@ -7,6 +7,7 @@
 #include <boost/core/demangle.hpp>
 #include <cstdlib>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -127,6 +128,12 @@ class HostBlock {
   void wgmma_commit(uint32_t thread);
   void wgmma_wait(uint32_t thread, int pending);
 
+  // mbarriers by shared offset (HostCtx::mbarrier_init).
+  void mbarrier_init(uint32_t thread, std::size_t offset, uint32_t count);
+  void mbarrier_arrive(uint32_t thread, std::size_t offset);
+  void mbarrier_wait(uint32_t thread, std::size_t offset, uint32_t parity);
+  std::size_t shared_bytes() const { return shared_bytes_; }
+
  private:
   struct Warp {
     uint32_t live = 0, arrived = 0;
@@ -144,6 +151,16 @@ class HostBlock {
     std::size_t issued_by[kWarpGroupSize] = {};
     std::vector<std::size_t> group_ends[kWarpGroupSize];  // per thread: issues before each commit
   };
+  struct MBarrier {
+    uint32_t count = 0, pending = 0;
+    uint64_t completions = 0;
+    uint32_t init_thread = 0;
+    uint64_t init_generation = 0;  // block_generation_ at the init
+    std::vector<bool> arrived;     // by thread, this phase
+  };
+  // The barrier at `offset` for `thread`'s `what`: initialized, and its init
+  // seen by this thread (its own, or a block barrier since).
+  MBarrier& mbarrier_at(uint32_t thread, std::size_t offset, const char* what);
   void warpgroup_barrier(uint32_t thread);
   void retire(WarpGroup& g, std::size_t end, uint32_t thread);
   void yield(uint32_t thread) { sinks_[thread] = std::move(sinks_[thread]).resume(); }
@@ -163,6 +180,8 @@ class HostBlock {
   memcheck::AsyncProxyShadow async_proxy_;
   memcheck::CpAsyncShadow cp_async_;
   bool tracks_async_proxy_ = false;
+  std::map<std::size_t, MBarrier> mbarriers_;
+  std::size_t shared_bytes_ = 0;
   uint32_t block_live_ = 0, block_arrived_ = 0;
   uint64_t block_generation_ = 0;
   uintptr_t atomic_unfenced_ = 0;  // ThreadOrder::block_atomic_unfenced of this block
@@ -188,6 +207,8 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
   tracks_async_proxy_ = shape.reads_shared_async;
   if (tracks_async_proxy_) async_proxy_.reset(shape.shared_bytes, n);
   cp_async_.reset(shape.shared_bytes, n);
+  mbarriers_.clear();
+  shared_bytes_ = shape.shared_bytes;
   block_live_ = n;
   block_arrived_ = 0;
   atomic_unfenced_ = 0;
@@ -510,6 +531,100 @@ void HostCtx::wgmma_wait(int pending) {
   whole_warpgroup("wgmma_wait").wgmma_wait(linear_thread_, pending);
 }
 
+namespace {
+// The shared offset of an mbarrier, checked as the instruction's 8-byte
+// shared-memory operand.
+std::size_t mbarrier_offset(const uint64_t* bar, const unsigned char* shared, std::size_t bytes,
+                            const char* what) {
+  const auto at = reinterpret_cast<uintptr_t>(bar), base = reinterpret_cast<uintptr_t>(shared);
+  if (at < base || at + 8 > base + bytes || at % 8 != 0) {
+    throw std::logic_error(std::string("host executor: ") + what +
+                           ": the mbarrier is not an 8-byte aligned word of the block's shared "
+                           "memory (address " +
+                           std::to_string(at) + ")");
+  }
+  return at - base;
+}
+}  // namespace
+
+void HostCtx::mbarrier_init(uint64_t* bar, uint32_t count) {
+  HostBlock& b = collectives("mbarrier_init");
+  b.mbarrier_init(linear_thread_, mbarrier_offset(bar, shared_, b.shared_bytes(), "mbarrier_init"),
+                  count);
+}
+void HostCtx::mbarrier_arrive(uint64_t* bar) {
+  HostBlock& b = collectives("mbarrier_arrive");
+  b.mbarrier_arrive(linear_thread_,
+                    mbarrier_offset(bar, shared_, b.shared_bytes(), "mbarrier_arrive"));
+}
+void HostCtx::mbarrier_wait(uint64_t* bar, uint32_t parity) {
+  HostBlock& b = collectives("mbarrier_wait");
+  b.mbarrier_wait(linear_thread_, mbarrier_offset(bar, shared_, b.shared_bytes(), "mbarrier_wait"),
+                  parity);
+}
+
+void HostCtx::cp_async_mbarrier_arrive(uint64_t* bar) {
+  HostBlock& b = collectives("cp_async_mbarrier_arrive");
+  const std::size_t offset =
+      mbarrier_offset(bar, shared_, b.shared_bytes(), "cp_async_mbarrier_arrive");
+  if (order_.cp_async) order_.cp_async->landed_all(linear_thread_);
+  b.mbarrier_arrive(linear_thread_, offset);
+}
+
+void HostBlock::mbarrier_init(uint32_t thread, std::size_t offset, uint32_t count) {
+  if (count == 0 || count >= (1u << 20)) {
+    throw std::logic_error("host executor: mbarrier_init at shared offset " +
+                           std::to_string(offset) + " with count " + std::to_string(count) +
+                           " (an mbarrier takes 1 to 2^20 - 1 arrivals a phase)");
+  }
+  MBarrier& m = mbarriers_[offset];
+  m = MBarrier{};
+  m.count = m.pending = count;
+  m.init_thread = thread;
+  m.init_generation = block_generation_;
+  m.arrived.assign(threads_.size(), false);
+  ++progress_;
+}
+
+HostBlock::MBarrier& HostBlock::mbarrier_at(uint32_t thread, std::size_t offset, const char* what) {
+  const auto it = mbarriers_.find(offset);
+  if (it == mbarriers_.end()) {
+    throw std::logic_error(std::string("host executor: ") + what + " by thread " +
+                           std::to_string(thread) + " on the mbarrier at shared offset " +
+                           std::to_string(offset) + ", which no mbarrier_init has set up");
+  }
+  MBarrier& m = it->second;
+  if (m.init_thread != thread && m.init_generation == block_generation_) {
+    throw std::logic_error(std::string("host executor: ") + what + " by thread " +
+                           std::to_string(thread) + " on the mbarrier at shared offset " +
+                           std::to_string(offset) + " with no block barrier since thread " +
+                           std::to_string(m.init_thread) +
+                           " initialized it (the init may not be visible yet)");
+  }
+  return m;
+}
+
+void HostBlock::mbarrier_arrive(uint32_t thread, std::size_t offset) {
+  MBarrier& m = mbarrier_at(thread, offset, "mbarrier_arrive");
+  ++progress_;
+  m.arrived[thread] = true;
+  if (--m.pending > 0) return;
+  // The phase completes: what its arriving threads published is visible.
+  cp_async_.released_by(m.arrived);
+  if (tracks_async_proxy_) async_proxy_.released_by(m.arrived);
+  m.arrived.assign(m.arrived.size(), false);
+  m.pending = m.count;
+  ++m.completions;
+}
+
+void HostBlock::mbarrier_wait(uint32_t thread, std::size_t offset, uint32_t parity) {
+  // The phase of parity `parity` has completed once the current phase's
+  // parity differs (try_wait.parity).
+  while ((mbarrier_at(thread, offset, "mbarrier_wait").completions & 1u) == (parity & 1u)) {
+    yield(thread);
+  }
+}
+
 void HostCtx::fence_proxy_async() {
   if (order_.async_proxy) order_.async_proxy->fenced(linear_thread_);
 }
@@ -552,8 +667,10 @@ void HostBlock::wgmma_issue(uint32_t thread, const WgmmaIssue::Lane& lane, const
           throw MemoryViolation("host executor: thread " + std::to_string(thread) +
                                 ": wgmma reads shared offset " + std::to_string(p.offset) +
                                 ", written by thread " + std::to_string(p.writer_plus_1 - 1) +
-                                (p.fenced ? " and fenced, but with no barrier since the fence"
-                                          : " without a fence_proxy_async since") +
+                                (p.fenced     ? " and fenced, but with no barrier since the fence"
+                                 : p.released ? " and handed over by an mbarrier phase, but with "
+                                                "no fence_proxy_async by a thread since the phase"
+                                              : " without a fence_proxy_async since") +
                                 ": the async proxy may not see that write yet");
         }
       }

@@ -132,6 +132,27 @@ class HostCtx {
   }
   void fence_proxy_async();
 
+  // mbarriers in shared memory, held by the executor beside the block (by
+  // shared offset), not in the 8 bytes themselves. A phase completes when
+  // `count` arrivals have come; mbarrier_wait(bar, parity) parks the thread
+  // until the phase of that parity has completed (a block whose threads all
+  // wait then is a deadlock, as at a barrier). A completed phase publishes
+  // what its arriving threads had made visible before arriving: their
+  // landed cp.async copies and their fence_proxy_async (host_memcheck.h).
+  // A completed phase also carries the arriving threads' unfenced writes to
+  // shared memory to the async proxy as far as a fence_proxy_async by a
+  // thread after the phase makes them visible to it (the reader's fence).
+  // What the GPU leaves undefined fails here (std::logic_error): a barrier
+  // not 8-byte aligned in shared memory, used before its init, or used by
+  // another thread before a block barrier since the init; a count of 0 or
+  // past the hardware's 2^20 - 1.
+  void mbarrier_init(uint64_t* bar, uint32_t count);
+  void mbarrier_arrive(uint64_t* bar);
+  void mbarrier_wait(uint64_t* bar, uint32_t parity);
+  // cp.async.mbarrier.arrive.noinc: here every cp.async the thread issued
+  // has landed already, so its copies count as landed and it arrives now.
+  void cp_async_mbarrier_arrive(uint64_t* bar);
+
  private:
   friend class HostBlock;
   friend void run_block_plain(const LaunchShape&, Dim3, unsigned char*,

@@ -287,6 +287,11 @@ void CpAsyncShadow::waited(uint32_t thread, uint32_t pending) {
   }
 }
 
+void CpAsyncShadow::landed_all(uint32_t thread) {
+  committed(thread);
+  waited(thread, 0);
+}
+
 void CpAsyncShadow::warp_synced(uint32_t warp, uint64_t generation) {
   if (synced_generation_[warp] == generation) return;
   synced_generation_[warp] = generation;
@@ -312,6 +317,21 @@ void CpAsyncShadow::barrier() {
   }
   for (const uint32_t g : warp_visible_) settle(g);
   warp_visible_.clear();
+}
+
+void CpAsyncShadow::released_by(const std::vector<bool>& arrived) {
+  // Settles the granules the arriving threads landed; keeps the others that
+  // still wait for a barrier, drops the stale (settled or in flight again).
+  const auto done = [&](uint32_t g) {
+    if (state_[g] != kLanded && state_[g] != kWarpVisible) return true;
+    if (!arrived[owner_[g]]) return false;
+    state_[g] = kSettled;
+    --unsettled_;
+    return true;
+  };
+  for (auto& warp : landed_) warp.erase(std::remove_if(warp.begin(), warp.end(), done), warp.end());
+  warp_visible_.erase(std::remove_if(warp_visible_.begin(), warp_visible_.end(), done),
+                      warp_visible_.end());
 }
 
 std::string CpAsyncShadow::read_hazard(std::size_t offset, uint32_t width, uint32_t thread) const {
@@ -357,6 +377,7 @@ void AsyncProxyShadow::reset(std::size_t shared_bytes, uint32_t threads) {
   writer_.assign(state_.size(), 0);
   unfenced_.assign(threads, {});
   awaiting_barrier_.clear();
+  awaiting_fence_.clear();
 }
 
 void AsyncProxyShadow::written(std::size_t offset, uint32_t width, uint32_t thread) {
@@ -377,6 +398,14 @@ void AsyncProxyShadow::fenced(uint32_t thread) {
     }
   }
   unfenced_[thread].clear();
+  // Writes an mbarrier phase released to this thread (it waited on the
+  // phase: what it reads after the wait is ordered after them) are now
+  // visible to the async proxy. (To every thread's wgmma, not only this
+  // one's: a fence in a thread that never waited is not told apart.)
+  for (const uint32_t g : awaiting_fence_) {
+    if (state_[g] == kReleased) state_[g] = kVisible;
+  }
+  awaiting_fence_.clear();
 }
 
 void AsyncProxyShadow::barrier() {
@@ -386,10 +415,32 @@ void AsyncProxyShadow::barrier() {
   awaiting_barrier_.clear();
 }
 
+void AsyncProxyShadow::released_by(const std::vector<bool>& arrived) {
+  const auto done = [&](uint32_t g) {
+    if (state_[g] != kFenced) return true;
+    if (!arrived[writer_[g]]) return false;
+    state_[g] = kVisible;
+    return true;
+  };
+  awaiting_barrier_.erase(std::remove_if(awaiting_barrier_.begin(), awaiting_barrier_.end(), done),
+                          awaiting_barrier_.end());
+  for (uint32_t t = 0; t < arrived.size(); ++t) {
+    if (!arrived[t]) continue;
+    for (const uint32_t g : unfenced_[t]) {
+      if (state_[g] == kWritten && writer_[g] == t) {
+        state_[g] = kReleased;
+        awaiting_fence_.push_back(g);
+      }
+    }
+    unfenced_[t].clear();
+  }
+}
+
 AsyncProxyShadow::Pending AsyncProxyShadow::pending_in(std::size_t offset,
                                                        std::size_t bytes) const {
   for (std::size_t g = offset / 16; g <= (offset + bytes - 1) / 16 && g < state_.size(); ++g) {
-    if (state_[g] != kVisible) return {writer_[g] + 1, state_[g] == kFenced, g * 16};
+    if (state_[g] != kVisible)
+      return {writer_[g] + 1, state_[g] == kFenced, state_[g] == kReleased, g * 16};
   }
   return {};
 }

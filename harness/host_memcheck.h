@@ -41,7 +41,10 @@
 //     orders memory among its lanes) and to the block's other threads after
 //     a block barrier, each following the wait. CpAsyncShadow below tracks
 //     each 4-byte granule from issue to wait to barrier: a read before then,
-//     or a write into a copy still in flight, fails.
+//     or a write into a copy still in flight, fails. An mbarrier phase
+//     (HostCtx::mbarrier_arrive) acts as that barrier for the copies its
+//     arriving threads had waited for, and for the async proxy as the
+//     barrier after their fence_proxy_async.
 // A violation throws MemoryViolation, naming the kernel, the thread and block,
 // the address, the access and the allocation it hit or was nearest to.
 //
@@ -112,21 +115,27 @@ class AsyncProxyShadow {
   void fenced(uint32_t thread);
   // A block barrier: every fenced write is now visible to the async proxy.
   void barrier();
+  // An mbarrier phase completed with arrivals of these threads (flags by
+  // thread): what they fenced before arriving is now visible to it, and
+  // what they wrote unfenced waits for a fence by a thread after the phase.
+  void released_by(const std::vector<bool>& arrived);
   // The thread (plus 1) whose write in [offset, offset + bytes) the async
   // proxy may not see yet, and whether that thread had fenced it; 0: none.
   struct Pending {
     uint32_t writer_plus_1 = 0;
     bool fenced = false;
+    bool released = false;  // unfenced, handed over by an mbarrier phase
     std::size_t offset = 0;
   };
   Pending pending_in(std::size_t offset, std::size_t bytes) const;
 
  private:
-  enum : uint8_t { kVisible = 0, kWritten = 1, kFenced = 2 };
+  enum : uint8_t { kVisible = 0, kWritten = 1, kFenced = 2, kReleased = 3 };
   std::vector<uint8_t> state_;                   // per granule
   std::vector<uint32_t> writer_;                 // per granule: the last writer
   std::vector<std::vector<uint32_t>> unfenced_;  // per thread: granules it wrote since its fence
   std::vector<uint32_t> awaiting_barrier_;       // granules fenced since the last barrier
+  std::vector<uint32_t> awaiting_fence_;         // granules released unfenced by an mbarrier
 };
 
 // Which 4-byte granules of a block's shared memory hold a cp.async that a
@@ -142,12 +151,20 @@ class CpAsyncShadow {
   // cp_async_wait<pending> by `thread`: its committed groups but the
   // `pending` newest have landed.
   void waited(uint32_t thread, uint32_t pending);
+  // Every cp.async `thread` issued has landed, committed or not (the
+  // arrival cp_async_mbarrier_arrive waits for).
+  void landed_all(uint32_t thread);
   // sync_warp of warp `warp` (threads 32 warp ..), its barrier number
   // `generation`: what its threads' waits landed before it is visible to its
   // lanes. Calls after the first with the same generation do nothing.
   void warp_synced(uint32_t warp, uint64_t generation);
   // A block barrier: what landed before it is visible to every thread.
   void barrier();
+  // An mbarrier phase completed with arrivals of these threads (flags by
+  // thread): what their waits landed before they arrived is visible to
+  // every thread. (To every thread, not only to those that wait on the
+  // phase: a read by a thread that never waits is not caught.)
+  void released_by(const std::vector<bool>& arrived);
   // Why `thread` may not read (or write) [offset, offset + width) yet; ""
   // when it may.
   std::string read_hazard(std::size_t offset, uint32_t width, uint32_t thread) const;

@@ -23,6 +23,11 @@
 //     described in device_ctx.cuh), its fence, groups and wait, and
 //     fence.proxy.async (the generic proxy's shared writes made visible to
 //     wgmma); the host executor holds kernels to the rules (host_executor.h)
+//   mbarrier_init(bar, count) mbarrier_arrive(bar) mbarrier_wait(bar, parity)
+//   cp_async_mbarrier_arrive(bar)                       -> mbarriers in shared memory (init;
+//     arrive, release; try_wait.parity in a loop, acquire; cp.async.mbarrier.arrive.noinc,
+//     an arrival once the thread's copies land), for pipelines whose warps hand stages
+//     to each other; the host executor holds kernels to their rules
 //   wait_prior_grid() launch_dependents()              -> programmatic dependent launch
 //     (LaunchShape::overlaps_prior_grid): wait for the grid before this one,
 //     and let the grid after this one start launching

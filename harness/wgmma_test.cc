@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/backend_fixture.h"
@@ -28,9 +29,12 @@ TEST_P(Wgmma, EveryThreadHoldsItsPartOfABInBothKinds) {
   if (GetParam() == "cuda" && backend().caps().sm() != 90) {
     GTEST_SKIP() << "wgmma needs sm_90a; this GPU is sm_" << backend().caps().sm();
   }
-  for (HalfKind kind : {HalfKind::fp16, HalfKind::bf16}) {
+  // The tile fenced and met at a barrier, or handed over by an mbarrier.
+  for (auto [kind, fault] :
+       {std::pair{HalfKind::fp16, Fault::none}, std::pair{HalfKind::bf16, Fault::none},
+        std::pair{HalfKind::bf16, Fault::handed_over}}) {
     Buffer out(backend(), WgmmaTile::kRows * WgmmaTile::kCols * 4, "out");
-    launch<WgmmaTile>(backend(), WgmmaTile::shape(), {out.as<float>(), kind, Fault::none});
+    launch<WgmmaTile>(backend(), WgmmaTile::shape(), {out.as<float>(), kind, fault});
     backend().synchronize();
     const std::vector<float> got = out.download_as<float>(WgmmaTile::kRows * WgmmaTile::kCols);
     int wrong = 0;
@@ -41,7 +45,8 @@ TEST_P(Wgmma, EveryThreadHoldsItsPartOfABInBothKinds) {
           want += WgmmaTile::a_value(row, k) * WgmmaTile::b_value(k, col);
         if (got[row * WgmmaTile::kCols + col] != want && ++wrong <= 5) {
           ADD_FAILURE() << "D[" << row << "][" << col << "] = " << got[row * WgmmaTile::kCols + col]
-                        << ", want " << want << (kind == HalfKind::fp16 ? " (fp16)" : " (bf16)");
+                        << ", want " << want << (kind == HalfKind::fp16 ? " (fp16)" : " (bf16)")
+                        << (fault == Fault::handed_over ? ", tile handed over by an mbarrier" : "");
         }
       }
     }
@@ -89,7 +94,10 @@ INSTANTIATE_TEST_SUITE_P(
         BrokenRule{Fault::exit_in_flight, "ExitInFlight", "exits with a wgmma in flight"},
         BrokenRule{Fault::no_proxy_fence, "NoProxyFence", "without a fence_proxy_async since"},
         BrokenRule{Fault::no_barrier_after_fence, "NoBarrierAfterTheFence",
-                   "fenced, but with no barrier since the fence"}),
+                   "fenced, but with no barrier since the fence"},
+        BrokenRule{Fault::handed_over_no_fence, "HandedOverWithNoReaderFence",
+                   "handed over by an mbarrier phase, but with no fence_proxy_async by a "
+                   "thread since the phase"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

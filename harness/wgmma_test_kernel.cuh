@@ -20,14 +20,18 @@ namespace test_kernels {
 struct WgmmaTile {
   enum class Fault : uint8_t {
     none,
-    no_wgmma_fence,         // the wgmmas issued with no wgmma_fence before them
-    a_changed_in_flight,    // thread 5 changes an A register before the wait
-    acc_changed_in_flight,  // thread 6 writes an accumulator before the wait
-    b_written_in_flight,    // thread 7 writes B[0][0] before the wait
-    b_misaligned,           // the B tile 16 bytes past its 1024-byte atom
-    exit_in_flight,         // no wgmma_wait
-    no_proxy_fence,         // the B tile written with no fence_proxy_async
-    no_barrier_after_fence  // fenced, but no barrier before the wgmmas
+    no_wgmma_fence,          // the wgmmas issued with no wgmma_fence before them
+    a_changed_in_flight,     // thread 5 changes an A register before the wait
+    acc_changed_in_flight,   // thread 6 writes an accumulator before the wait
+    b_written_in_flight,     // thread 7 writes B[0][0] before the wait
+    b_misaligned,            // the B tile 16 bytes past its 1024-byte atom
+    exit_in_flight,          // no wgmma_wait
+    no_proxy_fence,          // the B tile written with no fence_proxy_async
+    no_barrier_after_fence,  // fenced, but no barrier before the wgmmas
+    // Legal: the tile handed over through an mbarrier (every thread arrives
+    // after its stores and waits on the phase), then the reader's fence.
+    handed_over,
+    handed_over_no_fence  // the same without the fence after the wait
   };
   struct Params {
     float* out;  // [64 rows][128 columns]
@@ -36,8 +40,9 @@ struct WgmmaTile {
   };
   static constexpr uint32_t kMaxBlockThreads = 128;
   static constexpr int kRows = 64, kCols = 128, kK = 64;
-  // The tile (128 rows of 128 bytes) and 1024 bytes to align it.
-  static constexpr uint32_t kSharedBytes = kCols * 128 + 1024;
+  // The tile (128 rows of 128 bytes), 1024 bytes to align it, and an
+  // mbarrier after it.
+  static constexpr uint32_t kSharedBytes = kCols * 128 + 1024 + 8;
 
   // Small integers, so that every product and sum is exact; both depend on
   // k, so a k order mixed up anywhere changes D.
@@ -65,13 +70,25 @@ struct WgmmaTile {
     const auto base = reinterpret_cast<uintptr_t>(ctx.template shared_mem<uint8_t>());
     uint8_t* tile = reinterpret_cast<uint8_t*>((base + 1023) / 1024 * 1024);
     const uint32_t tid = ctx.thread_idx().x;
+    const bool handed = p.fault == Fault::handed_over || p.fault == Fault::handed_over_no_fence;
+    auto* bar = reinterpret_cast<uint64_t*>(tile + kCols * 128);
+    if (handed) {
+      if (tid == 0) ctx.mbarrier_init(bar, kMaxBlockThreads);
+      ctx.sync_threads();  // the init, seen by every thread
+    }
     for (uint32_t e = tid; e < kCols * kK; e += kMaxBlockThreads) {
       const int col = int(e / kK), k = int(e % kK);
       const uint32_t both = pack_half2_rn(b_value(k, col), 0.0f, p.kind);
       store_u16(reinterpret_cast<uint16_t*>(tile + b_offset(k, col)), uint16_t(both));
     }
-    if (p.fault != Fault::no_proxy_fence) ctx.fence_proxy_async();
-    if (p.fault != Fault::no_barrier_after_fence) ctx.sync_threads();
+    if (handed) {
+      ctx.mbarrier_arrive(bar);
+      ctx.mbarrier_wait(bar, 0);
+      if (p.fault == Fault::handed_over) ctx.fence_proxy_async();
+    } else {
+      if (p.fault != Fault::no_proxy_fence) ctx.fence_proxy_async();
+      if (p.fault != Fault::no_barrier_after_fence) ctx.sync_threads();
+    }
 
     // Lane (g, t) of warp w: rows 16w + g and + 8, k 2t, 2t + 1 and + 8.
     const int warp = int(tid / 32), g = int(tid % 32) / 4, t = int(tid % 4);

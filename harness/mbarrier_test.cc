@@ -1,0 +1,99 @@
+// mbarriers (kernel_ctx.h) on every backend: a producer warp hands four
+// stages to a consumer warp through two slots (mbarrier_test_kernel.cuh);
+// on the GPU (sm_90: try_wait) that is the hardware, on the host the
+// executor's emulation. Then each rule the host executor holds such a
+// pipeline to, broken once: the launch fails, naming it.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "harness/backend_fixture.h"
+#include "harness/host_executor.h"
+#include "harness/launch.h"
+#include "harness/mbarrier_test_kernel.cuh"
+
+namespace nvh {
+namespace {
+
+using test_kernels::RingOrder;
+using test_kernels::StageRing;
+
+LaunchShape ring_shape() {
+  return LaunchShape{{1, 1, 1}, {64, 1, 1}, StageRing::kSharedBytes, true};
+}
+
+std::vector<uint32_t> ring_input() {
+  std::vector<uint32_t> words(StageRing::kStages * StageRing::kWords);
+  for (uint32_t i = 0; i < words.size(); ++i) words[i] = 0x9E3779B9u * (i + 1);
+  return words;
+}
+
+class Mbarrier : public OnBackend {};
+
+TEST_P(Mbarrier, EveryStageReachesTheConsumerOnce) {
+  if (GetParam() == "cuda" && backend().caps().sm() < 90) {
+    GTEST_SKIP() << "mbarrier try_wait needs sm_90; this GPU is sm_" << backend().caps().sm();
+  }
+  const std::vector<uint32_t> words = ring_input();
+  Buffer src(backend(), words.size() * 4, "src"), out(backend(), StageRing::kWords * 4, "out");
+  src.upload(words.data(), words.size() * 4);
+  for (RingOrder order : {RingOrder::legal, RingOrder::copy_arrive}) {
+    backend().fill(out.data(), 0xFF, StageRing::kWords * 4);
+    launch<StageRing>(backend(), ring_shape(), {src.as<uint32_t>(), out.as<uint32_t>(), order});
+    backend().synchronize();
+    const std::vector<uint32_t> got = out.download_as<uint32_t>(StageRing::kWords);
+    for (uint32_t lane = 0; lane < StageRing::kWords; ++lane) {
+      uint32_t want = 0;  // wraps as the kernel's sum does
+      for (uint32_t s = 0; s < StageRing::kStages; ++s)
+        want += words[s * StageRing::kWords + StageRing::read_index(lane)];
+      EXPECT_EQ(got[lane], want) << "consumer lane " << lane << ", producer arrives "
+                                 << (order == RingOrder::legal ? "after its wait" : "by cp.async");
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, Mbarrier, ::testing::ValuesIn(backend_names()),
+                         [](const auto& info) { return info.param; });
+
+struct BrokenRing {
+  RingOrder order;
+  const char* name;
+  std::string says;  // what the failure must say
+};
+void PrintTo(const BrokenRing& r, std::ostream* os) { *os << r.name; }
+
+class HostMbarrierRule : public ::testing::TestWithParam<BrokenRing> {};
+
+// Each races or hangs on the GPU (a stale stage, or a consumer that never
+// wakes); the host executor stops the kernel and says why.
+TEST_P(HostMbarrierRule, BreakingItFailsTheLaunchNamingIt) {
+  auto backend = make_host_backend();
+  const std::vector<uint32_t> words = ring_input();
+  Buffer src(*backend, words.size() * 4, "src"), out(*backend, StageRing::kWords * 4, "out");
+  src.upload(words.data(), words.size() * 4);
+  try {
+    launch_on_host<StageRing>(ring_shape(),
+                              {src.as<uint32_t>(), out.as<uint32_t>(), GetParam().order});
+    ADD_FAILURE() << "no failure for " << GetParam().name;
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find(GetParam().says), std::string::npos) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Faults, HostMbarrierRule,
+    ::testing::Values(BrokenRing{RingOrder::no_full_wait, "NoFullWait",
+                                 "cp.async into shared offset 132, still in flight"},
+                      BrokenRing{RingOrder::arrive_before_wait, "ArriveBeforeTheCopiesLand",
+                                 "with no barrier since the wait that retired it"},
+                      BrokenRing{RingOrder::count_too_high, "CountTooHigh",
+                                 "wait at a barrier or collective that can never complete"},
+                      BrokenRing{RingOrder::no_barrier_after_init, "NoBarrierAfterInit",
+                                 "with no block barrier since thread 0 initialized it"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace nvh
