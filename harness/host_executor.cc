@@ -531,44 +531,36 @@ void HostCtx::wgmma_wait(int pending) {
   whole_warpgroup("wgmma_wait").wgmma_wait(linear_thread_, pending);
 }
 
-namespace {
-// The shared offset of an mbarrier, checked as the instruction's 8-byte
-// shared-memory operand.
-std::size_t mbarrier_offset(const uint64_t* bar, const unsigned char* shared, std::size_t bytes,
-                            const char* what) {
-  const auto at = reinterpret_cast<uintptr_t>(bar), base = reinterpret_cast<uintptr_t>(shared);
-  if (at < base || at + 8 > base + bytes || at % 8 != 0) {
+// The block and shared offset of an mbarrier, checked as the instruction's
+// 8-byte shared-memory operand.
+HostCtx::MbarrierAt HostCtx::mbarrier_of(const uint64_t* bar, const char* what) {
+  HostBlock& b = collectives(what);
+  const auto at = reinterpret_cast<uintptr_t>(bar), base = reinterpret_cast<uintptr_t>(shared_);
+  if (at < base || at + 8 > base + b.shared_bytes() || at % 8 != 0) {
     throw std::logic_error(std::string("host executor: ") + what +
                            ": the mbarrier is not an 8-byte aligned word of the block's shared "
                            "memory (address " +
                            std::to_string(at) + ")");
   }
-  return at - base;
+  return {b, at - base};
 }
-}  // namespace
 
 void HostCtx::mbarrier_init(uint64_t* bar, uint32_t count) {
-  HostBlock& b = collectives("mbarrier_init");
-  b.mbarrier_init(linear_thread_, mbarrier_offset(bar, shared_, b.shared_bytes(), "mbarrier_init"),
-                  count);
+  const MbarrierAt m = mbarrier_of(bar, "mbarrier_init");
+  m.block.mbarrier_init(linear_thread_, m.offset, count);
 }
 void HostCtx::mbarrier_arrive(uint64_t* bar) {
-  HostBlock& b = collectives("mbarrier_arrive");
-  b.mbarrier_arrive(linear_thread_,
-                    mbarrier_offset(bar, shared_, b.shared_bytes(), "mbarrier_arrive"));
+  const MbarrierAt m = mbarrier_of(bar, "mbarrier_arrive");
+  m.block.mbarrier_arrive(linear_thread_, m.offset);
 }
 void HostCtx::mbarrier_wait(uint64_t* bar, uint32_t parity) {
-  HostBlock& b = collectives("mbarrier_wait");
-  b.mbarrier_wait(linear_thread_, mbarrier_offset(bar, shared_, b.shared_bytes(), "mbarrier_wait"),
-                  parity);
+  const MbarrierAt m = mbarrier_of(bar, "mbarrier_wait");
+  m.block.mbarrier_wait(linear_thread_, m.offset, parity);
 }
-
 void HostCtx::cp_async_mbarrier_arrive(uint64_t* bar) {
-  HostBlock& b = collectives("cp_async_mbarrier_arrive");
-  const std::size_t offset =
-      mbarrier_offset(bar, shared_, b.shared_bytes(), "cp_async_mbarrier_arrive");
+  const MbarrierAt m = mbarrier_of(bar, "cp_async_mbarrier_arrive");
   if (order_.cp_async) order_.cp_async->landed_all(linear_thread_);
-  b.mbarrier_arrive(linear_thread_, offset);
+  m.block.mbarrier_arrive(linear_thread_, m.offset);
 }
 
 void HostBlock::mbarrier_init(uint32_t thread, std::size_t offset, uint32_t count) {
@@ -620,9 +612,8 @@ void HostBlock::mbarrier_arrive(uint32_t thread, std::size_t offset) {
 void HostBlock::mbarrier_wait(uint32_t thread, std::size_t offset, uint32_t parity) {
   // The phase of parity `parity` has completed once the current phase's
   // parity differs (try_wait.parity).
-  while ((mbarrier_at(thread, offset, "mbarrier_wait").completions & 1u) == (parity & 1u)) {
-    yield(thread);
-  }
+  const MBarrier& m = mbarrier_at(thread, offset, "mbarrier_wait");  // map nodes stay put
+  while ((m.completions & 1u) == (parity & 1u)) yield(thread);
 }
 
 void HostCtx::fence_proxy_async() {

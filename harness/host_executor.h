@@ -13,6 +13,7 @@
 // against the GPU's rules while it runs here (host_memcheck.h).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -162,6 +163,11 @@ class HostCtx {
   HostBlock& whole_warp(const char* what);
   // collectives(), for an instruction all 128 threads of the warpgroup join.
   HostBlock& whole_warpgroup(const char* what);
+  struct MbarrierAt {
+    HostBlock& block;
+    std::size_t offset;  // in the block's shared memory
+  };
+  MbarrierAt mbarrier_of(const uint64_t* bar, const char* what);
   void wgmma(float* acc, const uint32_t a[4], const void* b_tile, int n, HalfKind kind);
   void wgmma_wait(int pending);
   // read false: zeros in place of the source (cp.async's src-size 0).
