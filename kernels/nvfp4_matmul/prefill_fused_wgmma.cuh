@@ -128,10 +128,19 @@ struct PrefillFusedWgmmaTiles {
   NVH_HD static uint32_t w_offset(uint32_t r) { return kABytes + r * kWRowPitch; }
   NVH_HD static uint32_t scale_offset(uint32_t r) { return kABytes + kWBytes + r * kScaleRowBytes; }
 
+  // A thread's copies of A: chunk tid % 16 of rows tid / 16 + 16 i. Row
+  // kARowsApart * i sits a_copy_offset(i) bytes after row 0's (row0 < 16, so
+  // the row's tile is i / 8 and the swizzle's row input, r % 8, stays).
+  static constexpr uint32_t kARowsApart = kMaxBlockThreads / 16;
+  static constexpr uint32_t kACopies = kTileRows / kARowsApart;
+  static_assert(kARowsApart == 16 && 128 % kARowsApart == 0, "rows 16 apart, 8 a tile");
+  static constexpr uint32_t a_copy_offset(uint32_t i) {
+    return (i * kARowsApart / 128) * kATileBytes + (i * kARowsApart % 128) * 128;
+  }
+
   // The block copies stage `stage` of its slice into `slot`: 16 chunks of
   // each of A's kTileRows rows, 4 of each of W's 128 rows, 2 words of scales a
-  // row. A thread copies the same chunk of rows 16 apart, so its offsets
-  // step by whole rows (the swizzle's row input, r % 8, stays).
+  // row.
   template <class Ctx>
   NVH_HD static void issue_stage(Ctx& ctx, const Params& p, const Tile& tile, int64_t stage,
                                  uint8_t* slot) {
@@ -142,14 +151,28 @@ struct PrefillFusedWgmmaTiles {
       const uint32_t last = fused_last_row(p.M, tile.m0, kTileRows);
       const auto* base = reinterpret_cast<const uint8_t*>(p.A + tile.m0 * p.K + k0) + 16 * chunk;
       const auto pitch = static_cast<uint32_t>(p.K * 2);
-      NVH_UNROLL
-      for (uint32_t i = 0; i < kTileRows / (kMaxBlockThreads / 16); ++i) {
-        const uint32_t row = row0 + i * (kMaxBlockThreads / 16);
-        // Rows past M: zeros, no read. Copying row M - 1 into each of them
-        // made M = 129 take 1.2 to 1.6x M = 256's time on the H200 (the same
-        // work; every thread of the second tile reading one row).
-        ctx.cp_async16_or_zero(slot + a_offset(row, chunk), fused_row_of(base, row, last, pitch),
-                               row <= last);
+      uint8_t* dst = slot + a_offset(row0, chunk);
+      if (NVFP4_PROBE(last == static_cast<uint32_t>(kTileRows) - 1)) {
+        // Every row of the tile is in A (a uniform branch): one pointer
+        // stepped by 16 rows and the shared offsets as constants. Row by row
+        // (clamped, predicated, the swizzle recomputed) these copies took 310
+        // of a two-tile stage's 720 instructions (SASS, 2026-12-03).
+        const uint8_t* src = base + uint64_t{row0} * pitch;
+        const uint64_t step = uint64_t{pitch} * kARowsApart;
+        NVH_UNROLL
+        for (uint32_t i = 0; i < kACopies; ++i, src += step) {
+          ctx.cp_async16(dst + a_copy_offset(i), src);
+        }
+      } else {
+        NVH_UNROLL
+        for (uint32_t i = 0; i < kACopies; ++i) {
+          const uint32_t row = row0 + i * kARowsApart;
+          // Rows past M: zeros, no read. Copying row M - 1 into each of them
+          // made M = 129 take 1.2 to 1.6x M = 256's time on the H200 (the same
+          // work; every thread of the second tile reading one row).
+          ctx.cp_async16_or_zero(dst + a_copy_offset(i), fused_row_of(base, row, last, pitch),
+                                 row <= last);
+        }
       }
     }
     const uint32_t w_last = fused_last_row(p.N, tile.n0, kTileCols);
