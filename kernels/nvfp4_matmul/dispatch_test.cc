@@ -97,21 +97,25 @@ TEST(SelectRoute, FollowsTheDesignTable) {
        "fused_mma"},
       {problem(kFusedMaxMWgmma + 1, 4095, 6144, 16), sm90_wgmma(), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
-      // One slice, the last round at kFusedFullRoundPercentOneSlice: 238
-      // tiles over N, 106 of 132 slots in the second round (80.3 %), and 237
-      // (105, 79.5 %); 14336 x 4096 (112 tiles, 84.8 %). Split: a round 73 %
-      // full (6144 x 4096: 48 tiles in 2 slices); K split over three rounds
-      // (12288 x 4096: 96 tiles in 4 slices).
-      {problem(200, 238 * 128, 4096, 16), sm90_wgmma(), false, Route::prefill_fused, "fused_mma"},
-      {problem(200, 237 * 128, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
+      // One slice, the last round at kFusedFullRoundPercentOneSlice: 220
+      // tiles over N, 88 of 132 slots in the second round (66.7 %), and 219
+      // (87, 65.9 %); 14336 x 4096 (112 tiles, 84.8 %). Split at
+      // kFusedFullRoundPercent: 7168 x 7168 (56 tiles in 2 slices, 84.8 %)
+      // and a round 73 % full (6144 x 4096: 48 tiles in 2 slices); K split
+      // over three rounds (12288 x 4096: 96 tiles in 4 slices).
+      {problem(200, 220 * 128, 4096, 16), sm90_wgmma(), false, Route::prefill_fused, "fused_mma"},
+      {problem(200, 219 * 128, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
       {problem(256, 14336, 4096, 16), sm90_wgmma(), false, Route::prefill_fused, "fused_mma"},
+      {problem(200, 7168, 7168, 16), sm90_wgmma(), false, Route::prefill_fused, "fused_mma"},
       {problem(200, 6144, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
       {problem(200, 12288, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
-      // A tail split: 288 tiles, the 24 past two rounds in 5 slices (120 slots).
+      // Tail splits: 288 tiles, the 24 past two rounds in 5 slices (120
+      // slots); 148, the 16 past one round in 3 (48 slots).
       {problem(200, 36864, 5120, 16), sm90_wgmma(), false, Route::prefill_fused, "fused_mma"},
+      {problem(200, 18944, 3584, 16), sm90_wgmma(), false, Route::prefill_fused, "fused_mma"},
       // Without wgmma the weights' size does not move kFusedMaxM.
       {problem(kFusedMaxM + 1, 8192, 4096, 16), sm(90), false, Route::prefill_vec8,
        "fused_m_above_crossover"},

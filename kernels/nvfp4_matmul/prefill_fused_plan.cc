@@ -150,6 +150,7 @@ FusedLastRound prefill_fused_last_round(const FusedPlan& plan, int64_t M, int64_
 bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N) {
   const FusedLastRound r = prefill_fused_last_round(plan, M, N);
   if (r.slots == 0 || r.split_over_rounds) return false;
+  if (plan.tail_tiles > 0) return true;
   return 100 * r.blocks >=
          (r.split ? kFusedFullRoundPercent : kFusedFullRoundPercentOneSlice) * r.slots;
 }

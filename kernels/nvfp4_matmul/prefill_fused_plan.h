@@ -58,15 +58,18 @@ FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K, bool wgmma);
 
 // Whether the plan's blocks fill the last round of the plan's block slots
 // (kFusedPlanMultiprocessors times the shape's blocks an SM) to
-// kFusedFullRoundPercent or more where K is split (in a round of its own
-// only: all blocks in one round, or a tail split's second launch), or to
-// kFusedFullRoundPercentOneSlice where it is not (no parts, no sum to
-// amortize). On the H200 the wgmma kernel beat dequant + GEMM above M =
-// 128 on such plans, and lost on split rounds 73 to 85 % full, on a K
-// split over several rounds and on one-slice rounds 70 % full at M = 129
-// (PERF.md; the dispatcher's crossover, dispatch.h).
-inline constexpr int64_t kFusedFullRoundPercent = 90;
-inline constexpr int64_t kFusedFullRoundPercentOneSlice = 80;
+// kFusedFullRoundPercent or more where K is split in one round (all blocks
+// in one launch), or to kFusedFullRoundPercentOneSlice where it is not
+// split (no parts, no sum to amortize); a tail split counts as filled (its
+// first launch is whole rounds, its second the short split round of the
+// tiles past them). On the H200 (2026-12-03, the call after 14:15 UTC,
+// PERF.md) the wgmma kernel beat dequant + GEMM at M = 129 to 256 on such
+// plans or tied (within 1 %: split rounds 85 % full, 7168 x 4096), and lost
+// or tied on split rounds 73 % full and on K split over several rounds;
+// one-slice rounds won from 70 % full (28672 x 4096), tail splits at 36 %
+// (18944 x 3584) and 91 %. The dispatcher's crossover: dispatch.h.
+inline constexpr int64_t kFusedFullRoundPercent = 80;
+inline constexpr int64_t kFusedFullRoundPercentOneSlice = 66;
 bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N);
 
 // The plan's last round of block slots (what prefill_fused_fills_its_rounds

@@ -303,24 +303,26 @@ TEST(PrefillFusedPlan, ShapeByMSlicesByTheBlocksLeft) {
   EXPECT_EQ(tail.tail_k_slices, 5);
   // Whether the plan fills its last round (the crossover above M = 128):
   // blocks in one round, k slices counted; whole rounds then a last one;
-  // a tail split's own round; never K split over several rounds.
+  // a tail split always; never K split over several rounds.
   const auto fills = [](int64_t M, int64_t N, int64_t K) {
     return prefill_fused_fills_its_rounds(prefill_fused_plan(M, N, K, true), M, N);
   };
   EXPECT_TRUE(fills(256, 8192, 4096));        // 64 tiles x 2: 128 of 132
-  EXPECT_FALSE(fills(256, 6144, 4096));       // 48 x 2: 96
+  EXPECT_FALSE(fills(256, 6144, 4096));       // 48 x 2: 96 (72.7 %)
+  EXPECT_TRUE(fills(256, 7168, 7168));        // 56 x 2: 112 (84.8 %)
   EXPECT_FALSE(fills(256, 12288, 4096));      // 96 x 4 = 384: three rounds of parts
-  EXPECT_TRUE(fills(200, 238 * 128, 4096));   // one slice: 132, then 106 (80.3 %)
-  EXPECT_FALSE(fills(200, 237 * 128, 4096));  // 132, then 105 (79.5 %)
+  EXPECT_TRUE(fills(200, 220 * 128, 4096));   // one slice: 132, then 88 (66.7 %)
+  EXPECT_FALSE(fills(200, 219 * 128, 4096));  // 132, then 87 (65.9 %)
+  EXPECT_TRUE(fills(256, 28672, 4096));       // 132, then 92 (69.7 %)
   EXPECT_TRUE(fills(256, 14336, 4096));       // 112 (84.8 %)
   EXPECT_TRUE(fills(200, 264 * 128, 4096));   // two whole rounds
-  // Split plans at 90 %, by hand: 17 tiles in 7 slices (119 blocks, 90.2 %)
-  // and 59 in 2 (118, 89.4 %).
-  EXPECT_TRUE(prefill_fused_fills_its_rounds({FusedShape::w256n128, 7}, 256, 17 * 128));
-  EXPECT_FALSE(prefill_fused_fills_its_rounds({FusedShape::w256n128, 2}, 256, 59 * 128));
-  EXPECT_TRUE(fills(256, 36864, 5120));   // tail: 24 x 5 = 120
-  EXPECT_FALSE(fills(256, 18944, 3584));  // tail: 16 x 3 = 48
-  EXPECT_FALSE(fills(12, 4096, 4096));    // the GEMV-shaped path: no rounds of tiles
+  // Split plans at 80 %, by hand: 53 tiles in 2 slices (106 blocks, 80.3 %)
+  // and 15 in 7 (105, 79.5 %).
+  EXPECT_TRUE(prefill_fused_fills_its_rounds({FusedShape::w256n128, 2}, 256, 53 * 128));
+  EXPECT_FALSE(prefill_fused_fills_its_rounds({FusedShape::w256n128, 7}, 256, 15 * 128));
+  EXPECT_TRUE(fills(256, 36864, 5120));  // tail: 24 x 5 = 120
+  EXPECT_TRUE(fills(256, 18944, 3584));  // tail: 16 x 3 = 48
+  EXPECT_FALSE(fills(12, 4096, 4096));   // the GEMV-shaped path: no rounds of tiles
   // The tail's parts: 23 whole tiles and the last 64 columns.
   EXPECT_EQ(prefill_fused_workspace_bytes(256, 36864 - 64, tail),
             std::size_t{5} * 256 * (23 * 128 + 64) * 4 + 16);

@@ -154,18 +154,22 @@ std::string crossover_values(const Problem& p, const Caps& c) {
 // 22.1 against 28.5 us, 14336x4096 59.8 against 80.7, 4096x14336 54.7
 // against 84.8), and in the calls of 2026-12-03 after 07:05 and 07:36 UTC
 // on all 25 weight shapes timed, 4096x4096 to 36864x5120 (M = 64, 96, 128;
-// results/h200-crossover-tail-upto128.json). Above M = 128 (w256n128, the
-// same calls; h200-crossover-above128.json, h200-crossover-tail-above128.json:
-// M = 129 to 512) it is faster up to M = 256 on weights of 24 Mi values or
-// more whose plan fills its last round of 132 block slots to 90 % or more
-// with K split in one round only, or 80 % with one slice (e.g. 8192x5120 M
-// = 256 59.8 against 65.2 us, 36864x5120 with its tail split 217.0 against
-// 264.1, 14336x4096 in one slice, 85 %: 81.8 against 88.2), and slower on
-// 4096x4096 (32.4 against 29.3 at M = 256), on split rounds 73 to 85 % full
-// (6144x4096 k2: 49.9 against 42.3; 7168x4096 k2: 49.3 against 46.9) and on
-// K split over several rounds (12288x4096 k4: 93.2 against 74.6); slower
-// everywhere from M = 320 (two blocks over M). A prefers, not a need:
-// forcing takes it at any M.
+// results/h200-crossover-tail-upto128.json). Above M = 128 (w256n128; the
+// same calls, h200-crossover-above128.json and h200-crossover-tail-above128.json,
+// M = 129 to 512; then on the kernel with A's stepped copies, the call of
+// 2026-12-03 after 14:15 UTC, h200-crossover-copies.json, the same 24 weight
+// shapes at M = 129, 192, 256) it is faster up to M = 256, or within 1 %,
+// on weights of 24 Mi values or more whose plan fills its last round of 132
+// block slots to 80 % or more with K split in one round, or to 66 % with one
+// slice, or that splits its tail (e.g. 8192x5120 M = 256 56.3 against 65.5
+// us; 7168x7168 k2, 85 %: 69.6 against 77.1; 7168x4096 k2, 85 %: 47.3
+// against 47.1; 28672x4096 in one slice, 70 %: 146.8 against 174.1;
+// 18944x3584 with a tail round 36 % full: 95.6 against 99.4), and slower
+// or even on 4096x4096 (30.8 against 29.9 at M = 256), on split rounds 73 %
+// full (6144x4096 k2: 46.1 against 42.5) and on K split over several rounds
+// (12288x4096 k4: 91.0 against 74.7); slower everywhere from M = 320 (two
+// blocks over M, the calls before). A prefers, not a need: forcing takes it
+// at any M.
 constexpr RoutePredicate kFusedMAtMostCrossover{
     "M <= 64, or M <= 128 with wgmma, or M <= 256 with wgmma, N x K >= 24 Mi and the plan "
     "filling its last round",
