@@ -110,6 +110,14 @@ class HostBlock {
   }
   uint32_t live_lanes(uint32_t thread) const { return warps_[thread / kWarpSize].live; }
   uint64_t warp_generation(uint32_t thread) const { return warps_[thread / kWarpSize].generation; }
+  // After a sync_warp of `thread`'s warp: its lanes have seen what any of
+  // them had (once a barrier, by its first lane past it).
+  void warp_synced_clocks(uint32_t thread) {
+    const uint32_t w = thread / kWarpSize;
+    if (warp_clock_generation_[w] == warps_[w].generation) return;
+    warp_clock_generation_[w] = warps_[w].generation;
+    clocks_.join(w * kWarpSize, kWarpSize);
+  }
   // The operands of the mma the warp's lanes deposited, decoded by the first
   // lane past the barrier (one decode per mma, not one per lane).
   const MmaOperands& mma_operands(uint32_t thread, HalfKind kind);
@@ -157,6 +165,10 @@ class HostBlock {
     uint32_t init_thread = 0;
     uint64_t init_generation = 0;  // block_generation_ at the init
     std::vector<bool> arrived;     // by thread, this phase
+    // The arriving threads' clocks joined (ReleaseClocks): this phase's so
+    // far, and the last completed phase of each parity (what a wait on it
+    // acquires).
+    std::vector<uint32_t> releasing, completed[2];
   };
   // The barrier at `offset` for `thread`'s `what`: initialized, and its init
   // seen by this thread (its own, or a block barrier since).
@@ -179,6 +191,8 @@ class HostBlock {
   std::vector<WarpGroup> groups_;
   memcheck::AsyncProxyShadow async_proxy_;
   memcheck::CpAsyncShadow cp_async_;
+  memcheck::ReleaseClocks clocks_;
+  std::vector<uint64_t> warp_clock_generation_;  // per warp: its last sync_warp joined
   bool tracks_async_proxy_ = false;
   std::map<std::size_t, MBarrier> mbarriers_;
   std::size_t shared_bytes_ = 0;
@@ -206,7 +220,9 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
     groups_[g].live = std::min(kWarpGroupSize, n - g * kWarpGroupSize);
   tracks_async_proxy_ = shape.reads_shared_async;
   if (tracks_async_proxy_) async_proxy_.reset(shape.shared_bytes, n);
-  cp_async_.reset(shape.shared_bytes, n);
+  clocks_.reset(n);
+  warp_clock_generation_.assign(warps_.size(), ~uint64_t{0});
+  cp_async_.reset(shape.shared_bytes, n, &clocks_);
   mbarriers_.clear();
   shared_bytes_ = shape.shared_bytes;
   block_live_ = n;
@@ -293,6 +309,7 @@ void HostBlock::release_block_if_complete() {
     ++block_generation_;
     if (tracks_async_proxy_) async_proxy_.barrier();  // fenced writes are now visible to wgmma
     cp_async_.barrier();                              // landed copies, to every thread
+    clocks_.join(0, static_cast<uint32_t>(threads_.size()));
   }
 }
 
@@ -392,6 +409,7 @@ void HostCtx::sync_warp() {
   if (order_.cp_async) {
     order_.cp_async->warp_synced(linear_thread_ / kWarpSize, b.warp_generation(linear_thread_));
   }
+  b.warp_synced_clocks(linear_thread_);
 }
 
 // Fragment owners of mma.m16n8k16 (PTX ISA, "Matrix Fragments for mma.m16n8k16"):
@@ -575,6 +593,7 @@ void HostBlock::mbarrier_init(uint32_t thread, std::size_t offset, uint32_t coun
   m.init_thread = thread;
   m.init_generation = block_generation_;
   m.arrived.assign(threads_.size(), false);
+  clocks_.start();
   ++progress_;
 }
 
@@ -600,12 +619,16 @@ void HostBlock::mbarrier_arrive(uint32_t thread, std::size_t offset) {
   MBarrier& m = mbarrier_at(thread, offset, "mbarrier_arrive");
   ++progress_;
   m.arrived[thread] = true;
+  clocks_.release(thread, m.releasing);
   if (--m.pending > 0) return;
-  // The phase completes: what its arriving threads published is visible.
+  // The phase completes: what its arriving threads published is handed
+  // over to the threads that wait on it (their clocks acquire the phase's).
   cp_async_.released_by(m.arrived);
   if (tracks_async_proxy_) async_proxy_.released_by(m.arrived);
   m.arrived.assign(m.arrived.size(), false);
   m.pending = m.count;
+  m.completed[m.completions % 2] = std::move(m.releasing);
+  m.releasing.clear();
   ++m.completions;
 }
 
@@ -614,6 +637,7 @@ void HostBlock::mbarrier_wait(uint32_t thread, std::size_t offset, uint32_t pari
   // parity differs (try_wait.parity).
   const MBarrier& m = mbarrier_at(thread, offset, "mbarrier_wait");  // map nodes stay put
   while ((m.completions & 1u) == (parity & 1u)) yield(thread);
+  clocks_.acquire(thread, m.completed[(m.completions - 1) % 2]);  // the phase it saw
 }
 
 void HostCtx::fence_proxy_async() {

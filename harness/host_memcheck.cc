@@ -245,11 +245,48 @@ void Scope::check_cp_async(std::size_t offset, uint32_t width, Op op) {
   if (op == Op::cp_async_write) shadow.issued(offset, width, order_->linear_thread);
 }
 
-void CpAsyncShadow::reset(std::size_t shared_bytes, uint32_t threads) {
+void ReleaseClocks::reset(uint32_t threads) {
+  threads_ = threads;
+  clock_.clear();
+}
+
+void ReleaseClocks::start() {
+  if (on()) return;
+  clock_.assign(std::size_t{threads_} * threads_, 0);
+  for (uint32_t t = 0; t < threads_; ++t) at(t, t) = 1;
+}
+
+void ReleaseClocks::release(uint32_t t, std::vector<uint32_t>& phase) {
+  phase.resize(threads_, 0);
+  for (uint32_t of = 0; of < threads_; ++of) phase[of] = std::max(phase[of], at(t, of));
+  ++at(t, t);
+}
+
+void ReleaseClocks::acquire(uint32_t t, const std::vector<uint32_t>& phase) {
+  for (uint32_t of = 0; of < phase.size(); ++of) at(t, of) = std::max(at(t, of), phase[of]);
+}
+
+void ReleaseClocks::join(uint32_t first, uint32_t count) {
+  if (!on()) return;
+  const uint32_t end = std::min(threads_, first + count);
+  for (uint32_t of = 0; of < threads_; ++of) {
+    uint32_t most = 0;
+    for (uint32_t t = first; t < end; ++t) most = std::max(most, at(t, of));
+    for (uint32_t t = first; t < end; ++t) at(t, of) = most;
+  }
+  // The barrier released each thread's epoch to the others: what a thread
+  // lands after it is of its next epoch.
+  for (uint32_t t = first; t < end; ++t) ++at(t, t);
+}
+
+void CpAsyncShadow::reset(std::size_t shared_bytes, uint32_t threads, const ReleaseClocks* clocks) {
   const std::size_t granules = (shared_bytes + kGranule - 1) / kGranule;
   state_.assign(granules, kSettled);
   owner_.assign(granules, 0);
   serial_.assign(granules, 0);
+  landed_epoch_.assign(granules, 0);
+  clocks_ = clocks;
+  handed_over_ = 0;
   groups_.assign(threads, {});
   open_.assign(threads, {});
   landed_.assign((threads + 31) / 32, {});
@@ -262,6 +299,7 @@ void CpAsyncShadow::reset(std::size_t shared_bytes, uint32_t threads) {
 void CpAsyncShadow::issued(std::size_t offset, uint32_t width, uint32_t thread) {
   for (std::size_t g = offset / kGranule; g < (offset + width + kGranule - 1) / kGranule; ++g) {
     if (state_[g] == kSettled) ++unsettled_;
+    if (state_[g] == kHandedOver) --handed_over_;
     state_[g] = kInFlight;
     owner_[g] = thread;
     serial_[g] = ++next_serial_;
@@ -280,6 +318,7 @@ void CpAsyncShadow::waited(uint32_t thread, uint32_t pending) {
     for (const Copy& c : groups.front()) {
       if (state_[c.granule] == kInFlight && serial_[c.granule] == c.serial) {
         state_[c.granule] = kLanded;
+        landed_epoch_[c.granule] = clocks_ ? clocks_->epoch(thread) : 1;
         landed_[thread / 32].push_back(c.granule);
       }
     }
@@ -317,16 +356,25 @@ void CpAsyncShadow::barrier() {
   }
   for (const uint32_t g : warp_visible_) settle(g);
   warp_visible_.clear();
+  if (handed_over_ == 0) return;
+  for (uint8_t& state : state_) {
+    if (state == kHandedOver) {
+      state = kSettled;
+      --unsettled_;
+    }
+  }
+  handed_over_ = 0;
 }
 
 void CpAsyncShadow::released_by(const std::vector<bool>& arrived) {
-  // Settles the granules the arriving threads landed; keeps the others that
-  // still wait for a barrier, drops the stale (settled or in flight again).
+  // Hands over the granules the arriving threads landed (read_hazard then
+  // asks the reader's clock); keeps the others that still wait for a
+  // barrier, drops the stale (settled or in flight again).
   const auto done = [&](uint32_t g) {
     if (state_[g] != kLanded && state_[g] != kWarpVisible) return true;
     if (!arrived[owner_[g]]) return false;
-    state_[g] = kSettled;
-    --unsettled_;
+    state_[g] = kHandedOver;
+    ++handed_over_;
     return true;
   };
   for (auto& warp : landed_) warp.erase(std::remove_if(warp.begin(), warp.end(), done), warp.end());
@@ -339,7 +387,9 @@ std::string CpAsyncShadow::read_hazard(std::size_t offset, uint32_t width, uint3
     const uint8_t state = state_[g];
     const bool in_flight = state == kInFlight;
     const bool unseen = (state == kLanded && owner_[g] != thread) ||
-                        (state == kWarpVisible && owner_[g] / 32 != thread / 32);
+                        (state == kWarpVisible && owner_[g] / 32 != thread / 32) ||
+                        (state == kHandedOver && owner_[g] != thread &&
+                         (clocks_ ? clocks_->seen(thread, owner_[g]) : 0) < landed_epoch_[g]);
     if (!in_flight && !unseen) continue;  // the common case: no message built
     const std::string by = "a read of thread " + std::to_string(owner_[g]) +
                            "'s cp.async into shared offset " + std::to_string(g * kGranule);
@@ -347,6 +397,13 @@ std::string CpAsyncShadow::read_hazard(std::size_t offset, uint32_t width, uint3
       return by +
              ", still in flight: no cp_async_wait of that thread has retired its group (the "
              "GPU may not have landed it yet)";
+    }
+    if (state == kHandedOver) {
+      return by +
+             ", handed over by an mbarrier phase that this thread is not ordered after (it "
+             "did not wait on that phase, nor on one that a waiter on it arrived on since, "
+             "and no barrier followed: only the threads ordered after a phase see what it "
+             "hands over)";
     }
     if (state == kLanded) {
       return by +

@@ -42,9 +42,11 @@
 //     a block barrier, each following the wait. CpAsyncShadow below tracks
 //     each 4-byte granule from issue to wait to barrier: a read before then,
 //     or a write into a copy still in flight, fails. An mbarrier phase
-//     (HostCtx::mbarrier_arrive) acts as that barrier for the copies its
-//     arriving threads had waited for, and for the async proxy as the
-//     barrier after their fence_proxy_async.
+//     (HostCtx::mbarrier_arrive) hands the copies its arriving threads had
+//     waited for to the threads ordered after it: those that wait on the
+//     phase, and those ordered after them by another phase, a sync_warp or
+//     a block barrier (ReleaseClocks). For the async proxy it acts as the
+//     barrier after their fence_proxy_async, for every thread.
 // A violation throws MemoryViolation, naming the kernel, the thread and block,
 // the address, the access and the allocation it hit or was nearest to.
 //
@@ -104,6 +106,38 @@ void describe_allocation(const void* base, std::size_t offset, std::size_t bytes
 // The registered allocations now; a launch checks against this snapshot.
 std::shared_ptr<const Regions> registered_allocations();
 
+// Vector clocks of a block's threads over its mbarriers: which releases
+// (mbarrier arrivals) of each other thread a thread has acquired (by a
+// wait that saw the phase complete), directly or through other threads,
+// sync_warp or a block barrier. The PTX memory model orders an arrive
+// before a wait that observes its phase, and happens-before is transitive;
+// a thread's epoch is what its next arrive publishes of it. Off (no
+// storage) until the block initializes an mbarrier. Hand-written: no
+// library here models mbarrier phases.
+class ReleaseClocks {
+ public:
+  void reset(uint32_t threads);
+  void start();  // at the block's first mbarrier_init
+  bool on() const { return !clock_.empty(); }
+  // Thread t's epoch (1 from the start; 1 while off).
+  uint32_t epoch(uint32_t t) const { return on() ? at(t, t) : 1; }
+  // The latest epoch of `writer` that `reader` has acquired (0: none).
+  uint32_t seen(uint32_t reader, uint32_t writer) const { return on() ? at(reader, writer) : 0; }
+  // An arrive by t: its clock joins the phase's, then its epoch moves on.
+  void release(uint32_t t, std::vector<uint32_t>& phase);
+  // A wait by t that saw the phase complete: the phase's clock joins t's.
+  void acquire(uint32_t t, const std::vector<uint32_t>& phase);
+  // A barrier of threads [first, first + count): each has seen what any had,
+  // and each one's epoch moves on.
+  void join(uint32_t first, uint32_t count);
+
+ private:
+  uint32_t& at(uint32_t t, uint32_t of) { return clock_[std::size_t{t} * threads_ + of]; }
+  uint32_t at(uint32_t t, uint32_t of) const { return clock_[std::size_t{t} * threads_ + of]; }
+  uint32_t threads_ = 0;
+  std::vector<uint32_t> clock_;  // threads x threads
+};
+
 // Which 16-byte granules of a block's shared memory the async proxy may not
 // see yet (header comment). Hand-written: no library models PTX proxies.
 class AsyncProxyShadow {
@@ -143,7 +177,9 @@ class AsyncProxyShadow {
 // cp.async's commit groups.
 class CpAsyncShadow {
  public:
-  void reset(std::size_t shared_bytes, uint32_t threads);
+  // `clocks` (the block's, outliving this shadow's use) decide which thread
+  // sees a copy an mbarrier phase handed over.
+  void reset(std::size_t shared_bytes, uint32_t threads, const ReleaseClocks* clocks);
   // A cp.async of [offset, offset + width) issued by `thread`, in the group
   // its next commit closes.
   void issued(std::size_t offset, uint32_t width, uint32_t thread);
@@ -161,9 +197,8 @@ class CpAsyncShadow {
   // A block barrier: what landed before it is visible to every thread.
   void barrier();
   // An mbarrier phase completed with arrivals of these threads (flags by
-  // thread): what their waits landed before they arrived is visible to
-  // every thread. (To every thread, not only to those that wait on the
-  // phase: a read by a thread that never waits is not caught.)
+  // thread): what their waits landed before they arrived is handed over,
+  // to the threads whose clocks have acquired the landing epoch.
   void released_by(const std::vector<bool>& arrived);
   // Why `thread` may not read (or write) [offset, offset + width) yet; ""
   // when it may.
@@ -174,12 +209,15 @@ class CpAsyncShadow {
 
  private:
   static constexpr uint32_t kGranule = 4;
-  enum : uint8_t { kSettled = 0, kInFlight = 1, kLanded = 2, kWarpVisible = 3 };
+  enum : uint8_t { kSettled = 0, kInFlight = 1, kLanded = 2, kWarpVisible = 3, kHandedOver = 4 };
   struct Copy {
     uint32_t granule, serial;
   };
-  std::vector<uint8_t> state_;                          // per granule
-  std::vector<uint32_t> owner_, serial_;                // per granule: the last copy into it
+  std::vector<uint8_t> state_;            // per granule
+  std::vector<uint32_t> owner_, serial_;  // per granule: the last copy into it
+  std::vector<uint32_t> landed_epoch_;    // per granule: its owner's epoch then
+  const ReleaseClocks* clocks_ = nullptr;
+  std::size_t handed_over_ = 0;                         // granules in kHandedOver
   std::vector<std::vector<std::vector<Copy>>> groups_;  // per thread: committed, oldest first
   std::vector<std::vector<Copy>> open_;                 // per thread: since its last commit
   std::vector<std::vector<uint32_t>> landed_;           // per warp: landed since its last sync

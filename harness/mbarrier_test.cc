@@ -1,5 +1,7 @@
 // mbarriers (kernel_ctx.h) on every backend: a producer warp hands four
-// stages to a consumer warp through two slots (mbarrier_test_kernel.cuh);
+// stages to a consumer warp through two slots, and in order relay the
+// consumer hands each on to a third warp through another barrier
+// (mbarrier_test_kernel.cuh);
 // on the GPU (sm_90: try_wait) that is the hardware, on the host the
 // executor's emulation. Then each rule the host executor holds such a
 // pipeline to, broken once: the launch fails, naming it.
@@ -21,8 +23,9 @@ namespace {
 using test_kernels::RingOrder;
 using test_kernels::StageRing;
 
-LaunchShape ring_shape() {
-  return LaunchShape{{1, 1, 1}, {64, 1, 1}, StageRing::kSharedBytes, true};
+LaunchShape ring_shape(RingOrder order) {
+  return LaunchShape{
+      {1, 1, 1}, {test_kernels::has_relay(order) ? 96u : 64u, 1, 1}, StageRing::kSharedBytes, true};
 }
 
 std::vector<uint32_t> ring_input() {
@@ -38,19 +41,28 @@ TEST_P(Mbarrier, EveryStageReachesTheConsumerOnce) {
     GTEST_SKIP() << "mbarrier try_wait needs sm_90; this GPU is sm_" << backend().caps().sm();
   }
   const std::vector<uint32_t> words = ring_input();
-  Buffer src(backend(), words.size() * 4, "src"), out(backend(), StageRing::kWords * 4, "out");
+  Buffer src(backend(), words.size() * 4, "src"), out(backend(), StageRing::kWords * 4, "out"),
+      relay_out(backend(), StageRing::kWords * 4, "relay_out");
   src.upload(words.data(), words.size() * 4);
-  for (RingOrder order : {RingOrder::legal, RingOrder::copy_arrive}) {
+  for (RingOrder order : {RingOrder::legal, RingOrder::copy_arrive, RingOrder::relay}) {
+    const char* how = order == RingOrder::legal         ? "producer arrives after its wait"
+                      : order == RingOrder::copy_arrive ? "producer arrives by cp.async"
+                                                        : "a third warp reads through a relay";
     backend().fill(out.data(), 0xFF, StageRing::kWords * 4);
-    launch<StageRing>(backend(), ring_shape(), {src.as<uint32_t>(), out.as<uint32_t>(), order});
+    backend().fill(relay_out.data(), 0xFF, StageRing::kWords * 4);
+    launch<StageRing>(backend(), ring_shape(order),
+                      {src.as<uint32_t>(), out.as<uint32_t>(), order, relay_out.as<uint32_t>()});
     backend().synchronize();
     const std::vector<uint32_t> got = out.download_as<uint32_t>(StageRing::kWords);
+    const std::vector<uint32_t> relayed = relay_out.download_as<uint32_t>(StageRing::kWords);
     for (uint32_t lane = 0; lane < StageRing::kWords; ++lane) {
       uint32_t want = 0;  // wraps as the kernel's sum does
       for (uint32_t s = 0; s < StageRing::kStages; ++s)
         want += words[s * StageRing::kWords + StageRing::read_index(lane)];
-      EXPECT_EQ(got[lane], want) << "consumer lane " << lane << ", producer arrives "
-                                 << (order == RingOrder::legal ? "after its wait" : "by cp.async");
+      EXPECT_EQ(got[lane], want) << "consumer lane " << lane << ", " << how;
+      if (order == RingOrder::relay) {
+        EXPECT_EQ(relayed[lane], want) << "relay lane " << lane;
+      }
     }
   }
 }
@@ -72,11 +84,13 @@ class HostMbarrierRule : public ::testing::TestWithParam<BrokenRing> {};
 TEST_P(HostMbarrierRule, BreakingItFailsTheLaunchNamingIt) {
   auto backend = make_host_backend();
   const std::vector<uint32_t> words = ring_input();
-  Buffer src(*backend, words.size() * 4, "src"), out(*backend, StageRing::kWords * 4, "out");
+  Buffer src(*backend, words.size() * 4, "src"), out(*backend, StageRing::kWords * 4, "out"),
+      relay_out(*backend, StageRing::kWords * 4, "relay_out");
   src.upload(words.data(), words.size() * 4);
   try {
-    launch_on_host<StageRing>(ring_shape(),
-                              {src.as<uint32_t>(), out.as<uint32_t>(), GetParam().order});
+    launch_on_host<StageRing>(
+        ring_shape(GetParam().order),
+        {src.as<uint32_t>(), out.as<uint32_t>(), GetParam().order, relay_out.as<uint32_t>()});
     ADD_FAILURE() << "no failure for " << GetParam().name;
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find(GetParam().says), std::string::npos) << e.what();
@@ -86,13 +100,18 @@ TEST_P(HostMbarrierRule, BreakingItFailsTheLaunchNamingIt) {
 INSTANTIATE_TEST_SUITE_P(
     Faults, HostMbarrierRule,
     ::testing::Values(BrokenRing{RingOrder::no_full_wait, "NoFullWait",
-                                 "cp.async into shared offset 132, still in flight"},
+                                 "cp.async into shared offset 4, handed over by an mbarrier "
+                                 "phase that this thread is not ordered after"},
                       BrokenRing{RingOrder::arrive_before_wait, "ArriveBeforeTheCopiesLand",
-                                 "with no barrier since the wait that retired it"},
+                                 "handed over by an mbarrier phase that this thread is not "
+                                 "ordered after"},
                       BrokenRing{RingOrder::count_too_high, "CountTooHigh",
                                  "wait at a barrier or collective that can never complete"},
                       BrokenRing{RingOrder::no_barrier_after_init, "NoBarrierAfterInit",
-                                 "with no block barrier since thread 0 initialized it"}),
+                                 "with no block barrier since thread 0 initialized it"},
+                      BrokenRing{RingOrder::relay_no_wait, "ReadWithoutWaiting",
+                                 "handed over by an mbarrier phase that this thread is not "
+                                 "ordered after"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -7,8 +7,12 @@
 // soon as it has issued stage s, the barrier arriving once they land);
 // the consumer waits on it, reads a neighbour's word of the stage and
 // arrives on the slot's "empty" barrier, which the producer waits on before
-// it copies into the slot again. `order` leaves one step out, for the host
-// executor's tests of its rules (mbarrier_test.cc).
+// it copies into the slot again. In order relay a third warp reads each
+// stage too, after waiting on a "relay" barrier the consumer arrives on once
+// it has read (ordered after the producer's copies through the consumer:
+// legal), and the slot's "empty" barrier waits for both readers. `order`
+// leaves one step out, for the host executor's tests of its rules
+// (mbarrier_test.cc).
 #pragma once
 
 #include <cstdint>
@@ -27,7 +31,15 @@ enum class RingOrder : uint8_t {
   arrive_before_wait,     // the producer arrives on "full" before the wait that lands its copies
   count_too_high,         // "full" expects 33 arrivals where 32 come: the consumer waits forever
   no_barrier_after_init,  // the barriers are used with no block barrier after their init
+  relay,                  // legal: a third warp reads each stage after the consumer, through
+                          // a barrier the consumer arrives on (96 threads)
+  relay_no_wait,          // the third warp reads without waiting on the relay barrier
 };
+
+// Whether the order has the third warp (96 threads; 64 otherwise).
+NVH_HD inline bool has_relay(RingOrder order) {
+  return order == RingOrder::relay || order == RingOrder::relay_no_wait;
+}
 
 struct StageRing {
   static constexpr uint32_t kStages = 4, kSlots = 2, kWords = 32;
@@ -35,10 +47,12 @@ struct StageRing {
     const uint32_t* src;  // kStages x kWords words
     uint32_t* out;        // kWords words: the consumer lane's sum over the stages
     RingOrder order;
+    uint32_t* relay_out;  // kWords words, the relay lane's sum (orders with the third warp)
   };
-  static constexpr uint32_t kMaxBlockThreads = 64;
-  // The slots, then the full and empty barriers (8-byte aligned: 256 bytes in).
-  static constexpr uint32_t kSharedBytes = kSlots * kWords * 4 + 2 * kSlots * 8;
+  static constexpr uint32_t kMaxBlockThreads = 96;
+  // The slots, then the full, empty and relay barriers (8-byte aligned: 256
+  // bytes in).
+  static constexpr uint32_t kSharedBytes = kSlots * kWords * 4 + 3 * kSlots * 8;
 
   // The word consumer lane `lane` reads of stage `stage`: its neighbour's.
   NVH_HD static uint32_t read_index(uint32_t lane) { return (lane + 1) % kWords; }
@@ -71,15 +85,30 @@ struct StageRing {
 
   template <class Ctx>
   NVH_HD static void consume(Ctx& ctx, const Params& p, const uint32_t* slots, uint64_t* full,
-                             uint64_t* empty, uint32_t lane) {
+                             uint64_t* empty, uint64_t* relay, uint32_t lane) {
     uint32_t sum = 0;
     for (uint32_t s = 0; s < kStages; ++s) {
       const uint32_t slot = s % kSlots;
       if (p.order != RingOrder::no_full_wait) ctx.mbarrier_wait(full + slot, (s / kSlots) % 2);
       sum += load_generic_u32(slots + slot * kWords + read_index(lane));
+      if (has_relay(p.order)) ctx.mbarrier_arrive(relay + slot);
       ctx.mbarrier_arrive(empty + slot);
     }
     store_u32(p.out + lane, sum);
+  }
+
+  // The third warp: each stage after the consumer has read it.
+  template <class Ctx>
+  NVH_HD static void relay_read(Ctx& ctx, const Params& p, const uint32_t* slots, uint64_t* empty,
+                                uint64_t* relay, uint32_t lane) {
+    uint32_t sum = 0;
+    for (uint32_t s = 0; s < kStages; ++s) {
+      const uint32_t slot = s % kSlots;
+      if (p.order == RingOrder::relay) ctx.mbarrier_wait(relay + slot, (s / kSlots) % 2);
+      sum += load_generic_u32(slots + slot * kWords + read_index(lane));
+      ctx.mbarrier_arrive(empty + slot);
+    }
+    store_u32(p.relay_out + lane, sum);
   }
 
   template <class Ctx>
@@ -88,17 +117,21 @@ struct StageRing {
     uint32_t* slots = ctx.template shared_mem<uint32_t>();
     uint64_t* full = reinterpret_cast<uint64_t*>(slots + kSlots * kWords);
     uint64_t* empty = full + kSlots;
+    uint64_t* relay = empty + kSlots;
     if (t == 0) {
       for (uint32_t i = 0; i < kSlots; ++i) {
         ctx.mbarrier_init(full + i, p.order == RingOrder::count_too_high ? 33 : 32);
-        ctx.mbarrier_init(empty + i, 32);
+        ctx.mbarrier_init(empty + i, has_relay(p.order) ? 64 : 32);
+        ctx.mbarrier_init(relay + i, 32);
       }
     }
     if (p.order != RingOrder::no_barrier_after_init) ctx.sync_threads();
     if (t < 32) {
       produce(ctx, p, slots, full, empty, t);
+    } else if (t < 64) {
+      consume(ctx, p, slots, full, empty, relay, t - 32);
     } else {
-      consume(ctx, p, slots, full, empty, t - 32);
+      relay_read(ctx, p, slots, empty, relay, t - 64);
     }
   }
 };
