@@ -425,6 +425,16 @@ void expect_wgmma_stage_layout() {
     }
   }
   EXPECT_EQ(F::kAHalfBytes % 1024, 0u);
+  // A thread's copies of A step by a_copy_offset from its first row's chunk
+  // (the whole-tile path of issue_stage): the same bytes as a_offset's.
+  for (uint32_t tid = 0; tid < F::kMaxBlockThreads; ++tid) {
+    const uint32_t chunk = tid % 16, row0 = tid / 16;
+    for (uint32_t i = 0; i < F::kACopies; ++i) {
+      EXPECT_EQ(F::a_offset(row0 + i * F::kARowsApart, chunk),
+                F::a_offset(row0, chunk) + F::a_copy_offset(i))
+          << "thread " << tid << ", copy " << i;
+    }
+  }
   for (uint32_t r = 0; r < F::kTileCols; ++r) {
     for (uint32_t c = 0; c < F::kWRowBytes / 16; ++c) slots.insert(F::w_offset(r) + 16 * c);
     EXPECT_GE(F::w_offset(r), F::kABytes);
