@@ -429,6 +429,34 @@ TEST(HostMemcheck, ACopyReadBeforeItsWaitOrBarrierIsCaught) {
 using test_kernels::LastBlockSums;
 using test_kernels::SkipFence;
 
+// The mbarrier hand-over's clocks (ReleaseClocks): an arrive publishes the
+// thread's epoch and moves it on, a wait acquires what the phase gathered,
+// through other threads too, and a barrier shares all and moves every epoch
+// on. Off, nothing has been seen and every epoch is 1.
+TEST(HostMemcheck, ReleaseClocksOrderWaitersAfterArrivalsTransitively) {
+  memcheck::ReleaseClocks clocks;
+  clocks.reset(4);
+  EXPECT_FALSE(clocks.on());
+  EXPECT_EQ(clocks.epoch(2), 1u);
+  EXPECT_EQ(clocks.seen(1, 0), 0u);
+  clocks.start();
+  std::vector<uint32_t> full, relay;
+  clocks.release(0, full);  // thread 0 arrives at epoch 1: what it landed before is in
+  EXPECT_EQ(clocks.epoch(0), 2u);
+  clocks.acquire(1, full);  // thread 1 waits on that phase
+  EXPECT_EQ(clocks.seen(1, 0), 1u);
+  EXPECT_EQ(clocks.seen(2, 0), 0u);  // thread 2 did not wait
+  clocks.release(1, relay);          // thread 1 hands on; thread 2 waits on that
+  clocks.acquire(2, relay);
+  EXPECT_EQ(clocks.seen(2, 0), 1u);  // ordered after thread 0's arrive through thread 1
+  EXPECT_EQ(clocks.seen(3, 0), 0u);
+  clocks.join(2, 2);  // a barrier of threads 2 and 3
+  EXPECT_EQ(clocks.seen(3, 0), 1u);
+  EXPECT_EQ(clocks.seen(3, 1), 1u);
+  EXPECT_EQ(clocks.epoch(3), 2u);  // what thread 3 lands after the barrier is new
+  EXPECT_EQ(clocks.seen(2, 3), 1u);
+}
+
 TEST(HostMemcheck, AStoreNotFencedBeforeTheBlocksAtomicIsCaught) {
   auto backend = make_host_backend();
   Buffer parts(*backend, 2 * 8 * 4, "parts"), out(*backend, 8 * 4, "out");
