@@ -109,13 +109,15 @@ class HostBlock {
     return warps_[thread / kWarpSize].words[lane];
   }
   uint32_t live_lanes(uint32_t thread) const { return warps_[thread / kWarpSize].live; }
-  uint64_t warp_generation(uint32_t thread) const { return warps_[thread / kWarpSize].generation; }
-  // After a sync_warp of `thread`'s warp: its lanes have seen what any of
-  // them had (once a barrier, by its first lane past it).
-  void warp_synced_clocks(uint32_t thread) {
+  // After a sync_warp of `thread`'s warp, every lane had arrived: the copies
+  // their waits landed before are the warp's now, and each lane has seen
+  // what any of them had. Once a barrier, by its first lane past it (a later
+  // lane's call would also publish what the first landed after it).
+  void warp_synced(uint32_t thread) {
     const uint32_t w = thread / kWarpSize;
-    if (warp_clock_generation_[w] == warps_[w].generation) return;
-    warp_clock_generation_[w] = warps_[w].generation;
+    if (warp_synced_generation_[w] == warps_[w].generation) return;
+    warp_synced_generation_[w] = warps_[w].generation;
+    cp_async_.warp_synced(w, warps_[w].generation);
     clocks_.join(w * kWarpSize, kWarpSize);
   }
   // The operands of the mma the warp's lanes deposited, decoded by the first
@@ -192,7 +194,7 @@ class HostBlock {
   memcheck::AsyncProxyShadow async_proxy_;
   memcheck::CpAsyncShadow cp_async_;
   memcheck::ReleaseClocks clocks_;
-  std::vector<uint64_t> warp_clock_generation_;  // per warp: its last sync_warp joined
+  std::vector<uint64_t> warp_synced_generation_;  // per warp: its last sync_warp, once done
   bool tracks_async_proxy_ = false;
   std::map<std::size_t, MBarrier> mbarriers_;
   std::size_t shared_bytes_ = 0;
@@ -221,8 +223,8 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
   tracks_async_proxy_ = shape.reads_shared_async;
   if (tracks_async_proxy_) async_proxy_.reset(shape.shared_bytes, n);
   clocks_.reset(n);
-  warp_clock_generation_.assign(warps_.size(), ~uint64_t{0});
-  cp_async_.reset(shape.shared_bytes, n, &clocks_);
+  warp_synced_generation_.assign(warps_.size(), ~uint64_t{0});
+  cp_async_.reset(shape.shared_bytes, n, clocks_);
   mbarriers_.clear();
   shared_bytes_ = shape.shared_bytes;
   block_live_ = n;
@@ -403,13 +405,7 @@ void HostCtx::sync_threads() { collectives("sync_threads").block_barrier(linear_
 void HostCtx::sync_warp() {
   HostBlock& b = collectives("sync_warp");
   b.warp_barrier(linear_thread_);
-  // Every lane had arrived: the copies their waits landed before are the
-  // warp's now. Once a barrier, by its first lane past it (a later lane's
-  // call would also publish what the first landed after it).
-  if (order_.cp_async) {
-    order_.cp_async->warp_synced(linear_thread_ / kWarpSize, b.warp_generation(linear_thread_));
-  }
-  b.warp_synced_clocks(linear_thread_);
+  b.warp_synced(linear_thread_);
 }
 
 // Fragment owners of mma.m16n8k16 (PTX ISA, "Matrix Fragments for mma.m16n8k16"):

@@ -279,13 +279,13 @@ void ReleaseClocks::join(uint32_t first, uint32_t count) {
   for (uint32_t t = first; t < end; ++t) ++at(t, t);
 }
 
-void CpAsyncShadow::reset(std::size_t shared_bytes, uint32_t threads, const ReleaseClocks* clocks) {
+void CpAsyncShadow::reset(std::size_t shared_bytes, uint32_t threads, const ReleaseClocks& clocks) {
   const std::size_t granules = (shared_bytes + kGranule - 1) / kGranule;
   state_.assign(granules, kSettled);
   owner_.assign(granules, 0);
   serial_.assign(granules, 0);
   landed_epoch_.assign(granules, 0);
-  clocks_ = clocks;
+  clocks_ = &clocks;
   handed_over_ = 0;
   groups_.assign(threads, {});
   open_.assign(threads, {});
@@ -318,7 +318,7 @@ void CpAsyncShadow::waited(uint32_t thread, uint32_t pending) {
     for (const Copy& c : groups.front()) {
       if (state_[c.granule] == kInFlight && serial_[c.granule] == c.serial) {
         state_[c.granule] = kLanded;
-        landed_epoch_[c.granule] = clocks_ ? clocks_->epoch(thread) : 1;
+        landed_epoch_[c.granule] = clocks_->epoch(thread);
         landed_[thread / 32].push_back(c.granule);
       }
     }
@@ -389,7 +389,7 @@ std::string CpAsyncShadow::read_hazard(std::size_t offset, uint32_t width, uint3
     const bool unseen = (state == kLanded && owner_[g] != thread) ||
                         (state == kWarpVisible && owner_[g] / 32 != thread / 32) ||
                         (state == kHandedOver && owner_[g] != thread &&
-                         (clocks_ ? clocks_->seen(thread, owner_[g]) : 0) < landed_epoch_[g]);
+                         clocks_->seen(thread, owner_[g]) < landed_epoch_[g]);
     if (!in_flight && !unseen) continue;  // the common case: no message built
     const std::string by = "a read of thread " + std::to_string(owner_[g]) +
                            "'s cp.async into shared offset " + std::to_string(g * kGranule);

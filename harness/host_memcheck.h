@@ -179,7 +179,7 @@ class CpAsyncShadow {
  public:
   // `clocks` (the block's, outliving this shadow's use) decide which thread
   // sees a copy an mbarrier phase handed over.
-  void reset(std::size_t shared_bytes, uint32_t threads, const ReleaseClocks* clocks);
+  void reset(std::size_t shared_bytes, uint32_t threads, const ReleaseClocks& clocks);
   // A cp.async of [offset, offset + width) issued by `thread`, in the group
   // its next commit closes.
   void issued(std::size_t offset, uint32_t width, uint32_t thread);
