@@ -44,10 +44,12 @@ TEST_P(Mbarrier, EveryStageReachesTheConsumerOnce) {
   Buffer src(backend(), words.size() * 4, "src"), out(backend(), StageRing::kWords * 4, "out"),
       relay_out(backend(), StageRing::kWords * 4, "relay_out");
   src.upload(words.data(), words.size() * 4);
-  for (RingOrder order : {RingOrder::legal, RingOrder::copy_arrive, RingOrder::relay}) {
+  for (RingOrder order :
+       {RingOrder::legal, RingOrder::copy_arrive, RingOrder::relay, RingOrder::one_lane_waits}) {
     const char* how = order == RingOrder::legal         ? "producer arrives after its wait"
                       : order == RingOrder::copy_arrive ? "producer arrives by cp.async"
-                                                        : "a third warp reads through a relay";
+                      : order == RingOrder::relay       ? "a third warp reads through a relay"
+                                                        : "one consumer lane waits, a sync_warp";
     backend().fill(out.data(), 0xFF, StageRing::kWords * 4);
     backend().fill(relay_out.data(), 0xFF, StageRing::kWords * 4);
     launch<StageRing>(backend(), ring_shape(order),

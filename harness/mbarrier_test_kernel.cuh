@@ -34,6 +34,8 @@ enum class RingOrder : uint8_t {
   relay,                  // legal: a third warp reads each stage after the consumer, through
                           // a barrier the consumer arrives on (96 threads)
   relay_no_wait,          // the third warp reads without waiting on the relay barrier
+  one_lane_waits,         // legal: the consumer's lane 0 waits on "full", then a sync_warp
+                          // orders the other lanes after it
 };
 
 // Whether the order has the third warp (96 threads; 64 otherwise).
@@ -89,7 +91,12 @@ struct StageRing {
     uint32_t sum = 0;
     for (uint32_t s = 0; s < kStages; ++s) {
       const uint32_t slot = s % kSlots;
-      if (p.order != RingOrder::no_full_wait) ctx.mbarrier_wait(full + slot, (s / kSlots) % 2);
+      if (p.order == RingOrder::one_lane_waits) {
+        if (lane == 0) ctx.mbarrier_wait(full + slot, (s / kSlots) % 2);
+        ctx.sync_warp();
+      } else if (p.order != RingOrder::no_full_wait) {
+        ctx.mbarrier_wait(full + slot, (s / kSlots) % 2);
+      }
       sum += load_generic_u32(slots + slot * kWords + read_index(lane));
       if (has_relay(p.order)) ctx.mbarrier_arrive(relay + slot);
       ctx.mbarrier_arrive(empty + slot);
