@@ -310,8 +310,7 @@ void HostBlock::release_block_if_complete() {
     block_arrived_ = 0;
     ++block_generation_;
     if (tracks_async_proxy_) async_proxy_.barrier();  // fenced writes are now visible to wgmma
-    cp_async_.barrier();                              // landed copies, to every thread
-    clocks_.join(0, static_cast<uint32_t>(threads_.size()));
+    cp_async_.barrier();  // landed and handed-over copies, to every thread: no clocks needed
   }
 }
 

@@ -108,8 +108,9 @@ std::shared_ptr<const Regions> registered_allocations();
 
 // Vector clocks of a block's threads over its mbarriers: which releases
 // (mbarrier arrivals) of each other thread a thread has acquired (by a
-// wait that saw the phase complete), directly or through other threads,
-// sync_warp or a block barrier. The PTX memory model orders an arrive
+// wait that saw the phase complete), directly or through other threads or
+// a sync_warp. (A block barrier settles every copy for every thread, so it
+// needs no clock.) The PTX memory model orders an arrive
 // before a wait that observes its phase, and happens-before is transitive;
 // a thread's epoch is what its next arrive publishes of it. Off (no
 // storage) until the block initializes an mbarrier. Hand-written: no
