@@ -398,7 +398,7 @@ struct PrefillFusedWgmmaTiles {
   // with the thread's two biases (W rows w_row0 and w_row0 + 8) loaded once
   // and no bounds or slice test per output. Output by output, each with its
   // bias load, bounds and slice test (the loop in store), this epilogue took
-  // 12 % of the two-tile kernel's stall samples and 19 instructions an
+  // 12 % of the two-tile kernel's stall samples and 21 instructions an
   // output at 36864 x 5120, M = 256 (Nsight Compute's source counters,
   // 2026-12-03).
   template <nvh::HalfKind kKind, bool kBias>
