@@ -221,8 +221,8 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
   for (uint32_t g = 0; g < groups_.size(); ++g)
     groups_[g].live = std::min(kWarpGroupSize, n - g * kWarpGroupSize);
   tracks_async_proxy_ = shape.reads_shared_async;
-  if (tracks_async_proxy_) async_proxy_.reset(shape.shared_bytes, n);
   clocks_.reset(n);
+  if (tracks_async_proxy_) async_proxy_.reset(shape.shared_bytes, n, clocks_);
   warp_synced_generation_.assign(warps_.size(), ~uint64_t{0});
   cp_async_.reset(shape.shared_bytes, n, clocks_);
   mbarriers_.clear();
@@ -672,16 +672,22 @@ void HostBlock::wgmma_issue(uint32_t thread, const WgmmaIssue::Lane& lane, const
       const unsigned char* chunk = wgmma_b_element(b, k, col);
       memcheck::check_access(chunk, 16, memcheck::Op::load, memcheck::Space::shared);
       if (tracks_async_proxy_) {
-        const auto p = async_proxy_.pending_in(std::size_t(chunk - shared), 16);
+        const auto p =
+            async_proxy_.pending_for(std::size_t(chunk - shared), 16, thread - me, kWarpGroupSize);
         if (p.writer_plus_1) {
-          throw MemoryViolation("host executor: thread " + std::to_string(thread) +
-                                ": wgmma reads shared offset " + std::to_string(p.offset) +
-                                ", written by thread " + std::to_string(p.writer_plus_1 - 1) +
-                                (p.fenced     ? " and fenced, but with no barrier since the fence"
-                                 : p.released ? " and handed over by an mbarrier phase, but with "
-                                                "no fence_proxy_async by a thread since the phase"
-                                              : " without a fence_proxy_async since") +
-                                ": the async proxy may not see that write yet");
+          throw MemoryViolation(
+              "host executor: thread " + std::to_string(thread) + ": wgmma reads shared offset " +
+              std::to_string(p.offset) + ", written by thread " +
+              std::to_string(p.writer_plus_1 - 1) +
+              (p.fenced ? " and fenced, but with no barrier since the fence (thread " +
+                              std::to_string(p.fencer) + "'s; thread " + std::to_string(p.reader) +
+                              " of the warpgroup is not ordered after it by an mbarrier phase "
+                              "or a sync_warp either)"
+               : p.released ? std::string(" and handed over by an mbarrier phase, but with no "
+                                          "fence_proxy_async since by a thread ordered after "
+                                          "the phase")
+                            : std::string(" without a fence_proxy_async since")) +
+              ": the async proxy may not see that write yet");
         }
       }
       for (int i = 0; i < 8; ++i)

@@ -429,12 +429,16 @@ std::string CpAsyncShadow::write_hazard(std::size_t offset, uint32_t width) cons
   return "";
 }
 
-void AsyncProxyShadow::reset(std::size_t shared_bytes, uint32_t threads) {
+void AsyncProxyShadow::reset(std::size_t shared_bytes, uint32_t threads,
+                             const ReleaseClocks& clocks) {
   state_.assign((shared_bytes + 15) / 16, kVisible);
   writer_.assign(state_.size(), 0);
+  write_epoch_.assign(state_.size(), 0);
+  fences_.assign(state_.size(), {});
   unfenced_.assign(threads, {});
   awaiting_barrier_.clear();
   awaiting_fence_.clear();
+  clocks_ = &clocks;
 }
 
 void AsyncProxyShadow::written(std::size_t offset, uint32_t width, uint32_t thread) {
@@ -444,43 +448,58 @@ void AsyncProxyShadow::written(std::size_t offset, uint32_t width, uint32_t thre
       unfenced_[thread].push_back(static_cast<uint32_t>(g));
     state_[g] = kWritten;
     writer_[g] = thread;
+    write_epoch_[g] = clocks_->epoch(thread);
+    fences_[g].clear();
   }
+}
+
+void AsyncProxyShadow::add_fencer(uint32_t g, uint32_t thread) {
+  if (state_[g] != kFenced) awaiting_barrier_.push_back(g);
+  state_[g] = kFenced;
+  for (const Fence& f : fences_[g]) {
+    if (f.thread == thread) return;  // its later fence covers no more readers than its first
+  }
+  fences_[g].push_back({thread, clocks_->epoch(thread)});
 }
 
 void AsyncProxyShadow::fenced(uint32_t thread) {
   for (const uint32_t g : unfenced_[thread]) {
-    if (state_[g] == kWritten && writer_[g] == thread) {
-      state_[g] = kFenced;
-      awaiting_barrier_.push_back(g);
-    }
+    if (state_[g] == kWritten && writer_[g] == thread) add_fencer(g, thread);
   }
   unfenced_[thread].clear();
-  // Writes an mbarrier phase released to this thread (it waited on the
-  // phase: what it reads after the wait is ordered after them) are now
-  // visible to the async proxy. (To every thread's wgmma, not only this
-  // one's: a fence in a thread that never waited is not told apart.)
+  // Writes mbarrier phases handed over unfenced: covered by this fence if
+  // this thread is ordered after them (it waited on the phase, or on one
+  // after it, or met a thread that did at a sync_warp). They stay listed
+  // for other threads' fences until a block barrier.
   for (const uint32_t g : awaiting_fence_) {
-    if (state_[g] == kReleased) state_[g] = kVisible;
+    if ((state_[g] == kReleased || state_[g] == kFenced) &&
+        clocks_->seen(thread, writer_[g]) >= write_epoch_[g]) {
+      add_fencer(g, thread);
+    }
   }
-  awaiting_fence_.clear();
 }
 
 void AsyncProxyShadow::barrier() {
   for (const uint32_t g : awaiting_barrier_) {
-    if (state_[g] == kFenced) state_[g] = kVisible;
+    if (state_[g] == kFenced) {
+      state_[g] = kVisible;
+      fences_[g].clear();
+    }
   }
   awaiting_barrier_.clear();
+  // What completed phases handed over unfenced is now ordered before every
+  // thread: any thread's fence covers it.
+  std::vector<uint32_t> still;
+  for (const uint32_t g : awaiting_fence_) {
+    if (state_[g] == kReleased) {
+      write_epoch_[g] = 0;
+      still.push_back(g);
+    }
+  }
+  awaiting_fence_ = std::move(still);
 }
 
 void AsyncProxyShadow::released_by(const std::vector<bool>& arrived) {
-  const auto done = [&](uint32_t g) {
-    if (state_[g] != kFenced) return true;
-    if (!arrived[writer_[g]]) return false;
-    state_[g] = kVisible;
-    return true;
-  };
-  awaiting_barrier_.erase(std::remove_if(awaiting_barrier_.begin(), awaiting_barrier_.end(), done),
-                          awaiting_barrier_.end());
   for (uint32_t t = 0; t < arrived.size(); ++t) {
     if (!arrived[t]) continue;
     for (const uint32_t g : unfenced_[t]) {
@@ -493,11 +512,27 @@ void AsyncProxyShadow::released_by(const std::vector<bool>& arrived) {
   }
 }
 
-AsyncProxyShadow::Pending AsyncProxyShadow::pending_in(std::size_t offset,
-                                                       std::size_t bytes) const {
+AsyncProxyShadow::Pending AsyncProxyShadow::pending_for(std::size_t offset, std::size_t bytes,
+                                                        uint32_t first_reader,
+                                                        uint32_t readers) const {
   for (std::size_t g = offset / 16; g <= (offset + bytes - 1) / 16 && g < state_.size(); ++g) {
-    if (state_[g] != kVisible)
-      return {writer_[g] + 1, state_[g] == kFenced, state_[g] == kReleased, g * 16};
+    if (state_[g] == kVisible) continue;
+    Pending p{writer_[g] + 1, state_[g] == kFenced, state_[g] == kReleased, 0, 0, g * 16};
+    if (state_[g] != kFenced) return p;
+    for (uint32_t r = first_reader; r < first_reader + readers; ++r) {
+      bool ordered = false;
+      for (const Fence& f : fences_[g]) {
+        if (clocks_->seen(r, f.thread) >= f.epoch) {
+          ordered = true;
+          break;
+        }
+      }
+      if (!ordered) {
+        p.reader = r;
+        p.fencer = fences_[g].front().thread;
+        return p;
+      }
+    }
   }
   return {};
 }

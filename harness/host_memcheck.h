@@ -45,8 +45,11 @@
 //     (HostCtx::mbarrier_arrive) hands the copies its arriving threads had
 //     waited for to the threads ordered after it: those that wait on the
 //     phase, and those ordered after them by another phase, a sync_warp or
-//     a block barrier (ReleaseClocks). For the async proxy it acts as the
-//     barrier after their fence_proxy_async, for every thread.
+//     a block barrier (ReleaseClocks). For the async proxy likewise: a
+//     write fenced by its writer before it arrived reaches the wgmmas of
+//     the threads ordered after the phase; one it had not fenced, the
+//     wgmmas of threads ordered after a fence_proxy_async made after the
+//     phase (AsyncProxyShadow).
 // A violation throws MemoryViolation, naming the kernel, the thread and block,
 // the address, the access and the allocation it hit or was nearest to.
 //
@@ -140,37 +143,58 @@ class ReleaseClocks {
 };
 
 // Which 16-byte granules of a block's shared memory the async proxy may not
-// see yet (header comment). Hand-written: no library models PTX proxies.
+// see yet, and for whom (header comment). A generic write reaches the async
+// proxy of a thread R once a thread F that is ordered after the write has
+// executed fence.proxy.async and R is ordered after F's fence (F may be the
+// writer, or R itself): by a block barrier, which orders every thread
+// after every fence, or by mbarrier phases and sync_warps (ReleaseClocks).
+// Hand-written: no library models PTX proxies.
 class AsyncProxyShadow {
  public:
-  void reset(std::size_t shared_bytes, uint32_t threads);
+  void reset(std::size_t shared_bytes, uint32_t threads, const ReleaseClocks& clocks);
   // A generic-proxy write of [offset, offset + width) by `thread`.
   void written(std::size_t offset, uint32_t width, uint32_t thread);
-  // fence.proxy.async by `thread`: its writes so far wait for a barrier.
+  // fence.proxy.async by `thread`: its own writes so far, and the writes
+  // mbarrier phases handed over that it is ordered after, become visible to
+  // the async proxy of the threads ordered after this fence.
   void fenced(uint32_t thread);
-  // A block barrier: every fenced write is now visible to the async proxy.
+  // A block barrier: every fenced write is visible to every thread's async
+  // proxy, and every thread is ordered after the writes handed over by a
+  // completed phase (a fence by any thread then makes them visible).
   void barrier();
   // An mbarrier phase completed with arrivals of these threads (flags by
-  // thread): what they fenced before arriving is now visible to it, and
-  // what they wrote unfenced waits for a fence by a thread after the phase.
+  // thread): what they wrote unfenced waits for a fence by a thread ordered
+  // after the phase. (What they fenced needs nothing more: a thread that
+  // waits on the phase is ordered after their fences through the clocks.)
   void released_by(const std::vector<bool>& arrived);
-  // The thread (plus 1) whose write in [offset, offset + bytes) the async
-  // proxy may not see yet, and whether that thread had fenced it; 0: none.
+  // A write in [offset, offset + bytes) that the async proxy of threads
+  // [first_reader, first_reader + readers) (a warpgroup's wgmma) may not see
+  // yet: its writer (plus 1; 0: none), how far it got, and the first reader
+  // it is hidden from.
   struct Pending {
     uint32_t writer_plus_1 = 0;
-    bool fenced = false;
+    bool fenced = false;    // fenced, but the reader is not ordered after any of its fences
     bool released = false;  // unfenced, handed over by an mbarrier phase
+    uint32_t reader = 0, fencer = 0;  // with `fenced`: the reader, and one thread that fenced it
     std::size_t offset = 0;
   };
-  Pending pending_in(std::size_t offset, std::size_t bytes) const;
+  Pending pending_for(std::size_t offset, std::size_t bytes, uint32_t first_reader,
+                      uint32_t readers) const;
 
  private:
   enum : uint8_t { kVisible = 0, kWritten = 1, kFenced = 2, kReleased = 3 };
+  struct Fence {
+    uint32_t thread, epoch;  // the fencing thread and its epoch at the fence
+  };
+  void add_fencer(uint32_t g, uint32_t thread);
   std::vector<uint8_t> state_;                   // per granule
   std::vector<uint32_t> writer_;                 // per granule: the last writer
+  std::vector<uint32_t> write_epoch_;            // per granule: the writer's epoch at the write
+  std::vector<std::vector<Fence>> fences_;       // per granule: the fences that cover the write
   std::vector<std::vector<uint32_t>> unfenced_;  // per thread: granules it wrote since its fence
   std::vector<uint32_t> awaiting_barrier_;       // granules fenced since the last barrier
-  std::vector<uint32_t> awaiting_fence_;         // granules released unfenced by an mbarrier
+  std::vector<uint32_t> awaiting_fence_;         // granules handed over unfenced by an mbarrier
+  const ReleaseClocks* clocks_ = nullptr;
 };
 
 // Which 4-byte granules of a block's shared memory hold a cp.async that a

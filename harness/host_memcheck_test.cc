@@ -457,6 +457,51 @@ TEST(HostMemcheck, ReleaseClocksOrderWaitersAfterArrivalsTransitively) {
   EXPECT_EQ(clocks.seen(2, 3), 1u);
 }
 
+// The async proxy's view of a handed-over write, alone: thread 0 writes a
+// granule without a fence and arrives; a fence counts for the readers
+// ordered after it only if its thread was ordered after the write (thread
+// 1, which did not wait on the phase, fences in vain); a thread that waited
+// and fenced hands the write on to the threads ordered after its fence.
+TEST(HostMemcheck, AsyncProxySeesAHandedOverWriteOnlyThroughAnOrderedFence) {
+  memcheck::ReleaseClocks clocks;
+  clocks.reset(4);
+  clocks.start();
+  memcheck::AsyncProxyShadow proxy;
+  proxy.reset(64, 4, clocks);
+  proxy.written(16, 4, 0);
+  std::vector<uint32_t> full, relay1, relay2;
+  clocks.release(0, full);
+  proxy.released_by({true, false, false, false});  // the phase completes
+  EXPECT_TRUE(proxy.pending_for(16, 16, 1, 1).released);
+  proxy.fenced(1);  // thread 1 never waited on the phase
+  clocks.release(1, relay1);
+  clocks.acquire(3, relay1);  // thread 3 is ordered after thread 1's fence, not after the write
+  EXPECT_TRUE(proxy.pending_for(16, 16, 3, 1).released) << "a fence not ordered after the write";
+  clocks.acquire(2, full);  // thread 2 waits on the phase, fences, hands on to thread 3
+  proxy.fenced(2);
+  EXPECT_EQ(proxy.pending_for(16, 16, 2, 1).writer_plus_1, 0u);  // its own fence
+  const memcheck::AsyncProxyShadow::Pending before = proxy.pending_for(16, 16, 3, 1);
+  EXPECT_TRUE(before.fenced);
+  EXPECT_EQ(before.fencer, 2u);
+  EXPECT_EQ(before.reader, 3u);
+  clocks.release(2, relay2);
+  clocks.acquire(3, relay2);
+  EXPECT_EQ(proxy.pending_for(16, 16, 3, 1).writer_plus_1, 0u);
+  EXPECT_TRUE(proxy.pending_for(16, 16, 0, 4).fenced);  // threads 0 and 1 are not ordered after it
+  proxy.barrier();
+  EXPECT_EQ(proxy.pending_for(16, 16, 0, 4).writer_plus_1, 0u);
+  // A block barrier orders every thread after what a completed phase handed
+  // over: thread 1's fence after it counts, though thread 1 never waited.
+  std::vector<uint32_t> again;
+  proxy.written(32, 4, 0);
+  clocks.release(0, again);
+  proxy.released_by({true, false, false, false});
+  proxy.barrier();
+  EXPECT_TRUE(proxy.pending_for(32, 16, 1, 1).released);  // a barrier is no fence
+  proxy.fenced(1);
+  EXPECT_EQ(proxy.pending_for(32, 16, 1, 1).writer_plus_1, 0u);
+}
+
 TEST(HostMemcheck, AStoreNotFencedBeforeTheBlocksAtomicIsCaught) {
   auto backend = make_host_backend();
   Buffer parts(*backend, 2 * 8 * 4, "parts"), out(*backend, 8 * 4, "out");

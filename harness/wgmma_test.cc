@@ -32,7 +32,8 @@ TEST_P(Wgmma, EveryThreadHoldsItsPartOfABInBothKinds) {
   // The tile fenced and met at a barrier, or handed over by an mbarrier.
   for (auto [kind, fault] :
        {std::pair{HalfKind::fp16, Fault::none}, std::pair{HalfKind::bf16, Fault::none},
-        std::pair{HalfKind::bf16, Fault::handed_over}}) {
+        std::pair{HalfKind::bf16, Fault::handed_over},
+        std::pair{HalfKind::fp16, Fault::fenced_then_handed_over}}) {
     Buffer out(backend(), WgmmaTile::kRows * WgmmaTile::kCols * 4, "out");
     launch<WgmmaTile>(backend(), WgmmaTile::shape(), {out.as<float>(), kind, fault});
     backend().synchronize();
@@ -46,7 +47,7 @@ TEST_P(Wgmma, EveryThreadHoldsItsPartOfABInBothKinds) {
         if (got[row * WgmmaTile::kCols + col] != want && ++wrong <= 5) {
           ADD_FAILURE() << "D[" << row << "][" << col << "] = " << got[row * WgmmaTile::kCols + col]
                         << ", want " << want << (kind == HalfKind::fp16 ? " (fp16)" : " (bf16)")
-                        << (fault == Fault::handed_over ? ", tile handed over by an mbarrier" : "");
+                        << (fault != Fault::none ? ", tile handed over by an mbarrier" : "");
         }
       }
     }
@@ -96,8 +97,15 @@ INSTANTIATE_TEST_SUITE_P(
         BrokenRule{Fault::no_barrier_after_fence, "NoBarrierAfterTheFence",
                    "fenced, but with no barrier since the fence"},
         BrokenRule{Fault::handed_over_no_fence, "HandedOverWithNoReaderFence",
-                   "handed over by an mbarrier phase, but with no fence_proxy_async by a "
-                   "thread since the phase"}),
+                   "handed over by an mbarrier phase, but with no fence_proxy_async since by a "
+                   "thread ordered after the phase"},
+        BrokenRule{Fault::fenced_handed_over_no_wait, "FencedHandedOverWithNoWait",
+                   "of the warpgroup is not ordered after it by an mbarrier phase"},
+        // Each thread's fence comes after its arrive, so no wait orders
+        // another thread after it: the fence of thread 7, the last to
+        // write the first granule, is named.
+        BrokenRule{Fault::handed_over_fence_before_wait, "HandedOverFenceBeforeTheWait",
+                   "(thread 7's; thread 0 of the warpgroup is not ordered after it"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

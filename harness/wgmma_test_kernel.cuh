@@ -31,7 +31,12 @@ struct WgmmaTile {
     // Legal: the tile handed over through an mbarrier (every thread arrives
     // after its stores and waits on the phase), then the reader's fence.
     handed_over,
-    handed_over_no_fence  // the same without the fence after the wait
+    handed_over_no_fence,  // the same without the fence after the wait
+    // Legal: each thread fences its stores, then arrives; the readers wait
+    // on the phase and need no fence of their own.
+    fenced_then_handed_over,
+    fenced_handed_over_no_wait,    // the same with no wait: no reader is ordered after the fences
+    handed_over_fence_before_wait  // the fence between the arrive and the wait, not after the wait
   };
   struct Params {
     float* out;  // [64 rows][128 columns]
@@ -70,7 +75,12 @@ struct WgmmaTile {
     const auto base = reinterpret_cast<uintptr_t>(ctx.template shared_mem<uint8_t>());
     uint8_t* tile = reinterpret_cast<uint8_t*>((base + 1023) / 1024 * 1024);
     const uint32_t tid = ctx.thread_idx().x;
-    const bool handed = p.fault == Fault::handed_over || p.fault == Fault::handed_over_no_fence;
+    const bool handed = p.fault == Fault::handed_over || p.fault == Fault::handed_over_no_fence ||
+                        p.fault == Fault::fenced_then_handed_over ||
+                        p.fault == Fault::fenced_handed_over_no_wait ||
+                        p.fault == Fault::handed_over_fence_before_wait;
+    const bool fence_first =
+        p.fault == Fault::fenced_then_handed_over || p.fault == Fault::fenced_handed_over_no_wait;
     auto* bar = reinterpret_cast<uint64_t*>(tile + kCols * 128);
     if (handed) {
       if (tid == 0) ctx.mbarrier_init(bar, kMaxBlockThreads);
@@ -82,8 +92,10 @@ struct WgmmaTile {
       store_u16(reinterpret_cast<uint16_t*>(tile + b_offset(k, col)), uint16_t(both));
     }
     if (handed) {
+      if (fence_first) ctx.fence_proxy_async();
       ctx.mbarrier_arrive(bar);
-      ctx.mbarrier_wait(bar, 0);
+      if (p.fault == Fault::handed_over_fence_before_wait) ctx.fence_proxy_async();
+      if (p.fault != Fault::fenced_handed_over_no_wait) ctx.mbarrier_wait(bar, 0);
       if (p.fault == Fault::handed_over) ctx.fence_proxy_async();
     } else {
       if (p.fault != Fault::no_proxy_fence) ctx.fence_proxy_async();
