@@ -470,12 +470,17 @@ void AsyncProxyShadow::fenced(uint32_t thread) {
   // Writes mbarrier phases handed over unfenced: covered by this fence if
   // this thread is ordered after them (it waited on the phase, or on one
   // after it, or met a thread that did at a sync_warp). They stay listed
-  // for other threads' fences until a block barrier.
+  // for other threads' fences until a block barrier, or until written
+  // again (then dropped here, so that a pipeline with no block barrier in
+  // its loop keeps only its live stages listed).
+  const auto written_again = [&](uint32_t g) {
+    return state_[g] != kReleased && state_[g] != kFenced;
+  };
+  awaiting_fence_.erase(
+      std::remove_if(awaiting_fence_.begin(), awaiting_fence_.end(), written_again),
+      awaiting_fence_.end());
   for (const uint32_t g : awaiting_fence_) {
-    if ((state_[g] == kReleased || state_[g] == kFenced) &&
-        clocks_->seen(thread, writer_[g]) >= write_epoch_[g]) {
-      add_fencer(g, thread);
-    }
+    if (clocks_->seen(thread, writer_[g]) >= write_epoch_[g]) add_fencer(g, thread);
   }
 }
 
