@@ -33,14 +33,19 @@ NVH_HD NVH_INLINE bool is_power_of_two_in(float g, int lo, int hi) {
   return (bits & 0x007FFFFFu) == 0 && bits - lo_bits <= hi_bits - lo_bits;
 }
 
+// The bias of output column n, widened to fp32 (exactly).
+template <nvh::HalfKind kKind>
+NVH_HD NVH_INLINE float load_bias(const GemvOperands& p, int64_t n) {
+  return nvh::half_bits_to_float(nvh::load_generic_u16(p.bias + n), kKind);
+}
+
 // Y[m, n] from a row's fp32 sum of activation * weight products, the
 // weights already the contract's (weight_scale_2 included): the bias, then
 // one rounding (DESIGN.md, "Special values").
 template <nvh::HalfKind kKind>
 NVH_HD NVH_INLINE void store_gemv_output(const GemvOperands& p, float sum, int64_t m, int64_t n) {
   float y = sum;
-  if (NVFP4_PROBE(p.bias))
-    y = nvh::add_rn(y, nvh::half_bits_to_float(nvh::load_generic_u16(p.bias + n), kKind));
+  if (NVFP4_PROBE(p.bias)) y = nvh::add_rn(y, load_bias<kKind>(p, n));
   nvh::store_u16(p.Y + m * p.N + n, nvh::round_to_half_bits(y, kKind));
 }
 

@@ -364,9 +364,20 @@ struct PrefillFusedWgmmaTiles {
     ctx.template cp_async_wait<0>();
   }
 
-  // Accumulator i: W row w_row0 + 8 ((i % 4) >= 2), A row 8 (i / 4) + 2t +
-  // i % 2 (device_ctx.cuh). One slice: Y (scaled, bias, one rounding);
-  // several: this slice's fp32 parts.
+  // Where a thread's accumulator i sits (device_ctx.cuh): the row of A past
+  // the tile's first plus 2t (tile i / kTileSums of A, 8 (e / 4) + e % 2
+  // into it, e = i % kTileSums), and the row of W past w_row0 (0 or 8).
+  struct AccPlace {
+    int64_t row;
+    int col;
+  };
+  NVH_HD static constexpr AccPlace acc_place(int i) {
+    const int e = i % kTileSums;
+    return {128 * (i / kTileSums) + 8 * (e / 4) + (e % 2), (e % 4) >= 2 ? 8 : 0};
+  }
+
+  // One slice: Y (scaled, bias, one rounding); several: this slice's fp32
+  // parts.
   template <nvh::HalfKind kKind>
   NVH_HD static void store(const Params& p, const Tile& tile, const Place& w, float restore,
                            int64_t z, const float acc[kSums]) {
@@ -381,9 +392,9 @@ struct PrefillFusedWgmmaTiles {
     }
     NVH_UNROLL
     for (int i = 0; i < kSums; ++i) {
-      const int e = i % kTileSums;  // tile i / kTileSums of A
-      const int64_t n = tile.n0 + w.w_row0() + ((e % 4) >= 2 ? 8 : 0);
-      const int64_t m = tile.m0 + 128 * (i / kTileSums) + 8 * (e / 4) + 2 * w.t + (e % 2);
+      const AccPlace at = acc_place(i);
+      const int64_t n = tile.n0 + w.w_row0() + at.col;
+      const int64_t m = tile.m0 + 2 * w.t + at.row;
       if (NVFP4_PROBE(m >= p.M || n >= p.N)) continue;
       if (NVFP4_PROBE(p.k_slices == 1)) {
         store_gemv_output<kKind>(p, nvh::mul_rn(acc[i], restore), m, n);
@@ -407,17 +418,16 @@ struct PrefillFusedWgmmaTiles {
     const int64_t n = tile.n0 + w.w_row0();
     float bias[2] = {0.0f, 0.0f};
     if constexpr (kBias) {
-      bias[0] = nvh::half_bits_to_float(nvh::load_generic_u16(p.bias + n), kKind);
-      bias[1] = nvh::half_bits_to_float(nvh::load_generic_u16(p.bias + n + 8), kKind);
+      bias[0] = load_bias<kKind>(p, n);
+      bias[1] = load_bias<kKind>(p, n + 8);
     }
     uint16_t* y = p.Y + (tile.m0 + 2 * w.t) * p.N + n;
     NVH_UNROLL
     for (int i = 0; i < kSums; ++i) {
-      const int e = i % kTileSums, high = (e % 4) >= 2 ? 1 : 0;
-      const int64_t row = 128 * (i / kTileSums) + 8 * (e / 4) + (e % 2);  // of the tile, past 2t
+      const AccPlace at = acc_place(i);
       float v = nvh::mul_rn(acc[i], restore);
-      if constexpr (kBias) v = nvh::add_rn(v, bias[high]);
-      nvh::store_u16(y + row * p.N + 8 * high, nvh::round_to_half_bits(v, kKind));
+      if constexpr (kBias) v = nvh::add_rn(v, bias[at.col / 8]);
+      nvh::store_u16(y + at.row * p.N + at.col, nvh::round_to_half_bits(v, kKind));
     }
   }
 
