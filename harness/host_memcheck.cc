@@ -389,7 +389,7 @@ std::string CpAsyncShadow::read_hazard(std::size_t offset, uint32_t width, uint3
     const bool unseen = (state == kLanded && owner_[g] != thread) ||
                         (state == kWarpVisible && owner_[g] / 32 != thread / 32) ||
                         (state == kHandedOver && owner_[g] != thread &&
-                         clocks_->seen(thread, owner_[g]) < landed_epoch_[g]);
+                         !clocks_->ordered_after(thread, owner_[g], landed_epoch_[g]));
     if (!in_flight && !unseen) continue;  // the common case: no message built
     const std::string by = "a read of thread " + std::to_string(owner_[g]) +
                            "'s cp.async into shared offset " + std::to_string(g * kGranule);
@@ -480,7 +480,7 @@ void AsyncProxyShadow::fenced(uint32_t thread) {
       std::remove_if(awaiting_fence_.begin(), awaiting_fence_.end(), written_again),
       awaiting_fence_.end());
   for (const uint32_t g : awaiting_fence_) {
-    if (clocks_->seen(thread, writer_[g]) >= write_epoch_[g]) add_fencer(g, thread);
+    if (clocks_->ordered_after(thread, writer_[g], write_epoch_[g])) add_fencer(g, thread);
   }
 }
 
@@ -524,19 +524,16 @@ AsyncProxyShadow::Pending AsyncProxyShadow::pending_for(std::size_t offset, std:
     if (state_[g] == kVisible) continue;
     Pending p{writer_[g] + 1, state_[g] == kFenced, state_[g] == kReleased, 0, 0, g * 16};
     if (state_[g] != kFenced) return p;
+    const auto after_a_fence = [&](uint32_t r) {
+      return std::any_of(fences_[g].begin(), fences_[g].end(), [&](const Fence& f) {
+        return clocks_->ordered_after(r, f.thread, f.epoch);
+      });
+    };
     for (uint32_t r = first_reader; r < first_reader + readers; ++r) {
-      bool ordered = false;
-      for (const Fence& f : fences_[g]) {
-        if (clocks_->seen(r, f.thread) >= f.epoch) {
-          ordered = true;
-          break;
-        }
-      }
-      if (!ordered) {
-        p.reader = r;
-        p.fencer = fences_[g].front().thread;
-        return p;
-      }
+      if (after_a_fence(r)) continue;
+      p.reader = r;
+      p.fencer = fences_[g].front().thread;
+      return p;
     }
   }
   return {};

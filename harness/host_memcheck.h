@@ -127,6 +127,11 @@ class ReleaseClocks {
   uint32_t epoch(uint32_t t) const { return on() ? at(t, t) : 1; }
   // The latest epoch of `writer` that `reader` has acquired (0: none).
   uint32_t seen(uint32_t reader, uint32_t writer) const { return on() ? at(reader, writer) : 0; }
+  // Whether `reader` is ordered after what `writer` did in its epoch
+  // `epoch` (a thread is after its own past; nothing is while off).
+  bool ordered_after(uint32_t reader, uint32_t writer, uint32_t epoch) const {
+    return seen(reader, writer) >= epoch;
+  }
   // An arrive by t: its clock joins the phase's, then its epoch moves on.
   void release(uint32_t t, std::vector<uint32_t>& phase);
   // A wait by t that saw the phase complete: the phase's clock joins t's.
