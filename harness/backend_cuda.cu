@@ -1,3 +1,6 @@
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
 #include <string>
 
 #include "harness/backend_cuda.h"
@@ -9,6 +12,52 @@ void throw_on_cuda_error(cudaError_t status, const char* call, const char* file,
   throw std::runtime_error(std::string(call) + " failed at " + file + ":" + std::to_string(line) +
                            ": " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) +
                            ")");
+}
+
+namespace {
+
+// cuTensorMapEncodeTiled from the driver the runtime loaded, looked up once
+// (the runtime's entry-point query, so nothing links libcuda itself).
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    NVH_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                                    cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || fn == nullptr) {
+      throw std::runtime_error(
+          "encode_tensor_map: the driver has no cuTensorMapEncodeTiled (CUDA 12.0 or later)");
+    }
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  return encode;
+}
+
+}  // namespace
+
+void encode_tensor_map(TensorMap2d& map) {
+  static_assert(sizeof(CUtensorMap) == sizeof(map.encoded),
+                "TensorMap2d::encoded is a CUtensorMap");
+  static_assert(alignof(CUtensorMap) <= alignof(TensorMap2d), "and aligned as one");
+  const CUtensorMapDataType type = map.elem_bytes == 1   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                   : map.elem_bytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16
+                                                         : CU_TENSOR_MAP_DATA_TYPE_UINT32;
+  const cuuint64_t dims[2] = {map.cols, map.rows};
+  const cuuint64_t strides[1] = {map.row_bytes};
+  const cuuint32_t box[2] = {map.box_cols, map.box_rows};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult status = tensor_map_encoder()(
+      reinterpret_cast<CUtensorMap*>(map.encoded), type, 2, const_cast<void*>(map.base), dims,
+      strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      map.swizzle == TmaSwizzle::b128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (status != CUDA_SUCCESS) {
+    throw std::runtime_error("encode_tensor_map: cuTensorMapEncodeTiled returned " +
+                             std::to_string(static_cast<int>(status)) + " for " +
+                             std::to_string(map.rows) + " x " + std::to_string(map.cols) +
+                             " elements of " + std::to_string(map.elem_bytes) + " bytes, box " +
+                             std::to_string(map.box_rows) + " x " + std::to_string(map.box_cols));
+  }
 }
 
 void throw_on_cublas_error(cublasStatus_t status, const char* call, const char* file, int line) {

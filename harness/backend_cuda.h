@@ -10,6 +10,7 @@
 #include <string>
 
 #include "harness/backend.h"
+#include "harness/tensor_map.h"
 
 namespace nvh {
 
@@ -27,6 +28,11 @@ inline uint32_t address_alignment(const void* p) {
   while (align > 1 && a % align) align /= 2;
   return align;
 }
+
+// Writes map.encoded, the CUtensorMap of map's fields (tensor_map.h), through
+// the driver's cuTensorMapEncodeTiled; throws std::runtime_error with the
+// driver's code and the map's sizes if it refuses them.
+void encode_tensor_map(TensorMap2d& map);
 
 class CudaBackend final : public Backend {
  public:

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "harness/kernel_ctx.h"
+#include "harness/tensor_map.h"
 
 namespace nvh {
 
@@ -263,6 +264,52 @@ struct DeviceCtx {
     __trap();
 #endif
   }
+  // mbarrier.arrive.expect_tx: an arrival on `bar` that also raises the
+  // phase's transaction count by `bytes`, which the TMA's copies on the
+  // barrier count down as they land; the phase completes once every
+  // arrival is in and the count is back to 0.
+  __device__ __forceinline__ void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t bytes) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(bar));
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(at), "r"(bytes)
+                 : "memory");
+#else
+    (void)bar, (void)bytes;
+    __trap();  // the plans send TMA kernels to sm_90a only
+#endif
+  }
+  // prefetch.tensormap: brings `map`'s descriptor into the TMA unit's cache
+  // ahead of the first tma_load_2d that names it.
+  __device__ __forceinline__ void prefetch_tensor_map(const TensorMap2d& map) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map.encoded))
+                 : "memory");
+#else
+    (void)map;
+    __trap();
+#endif
+  }
+  // cp.async.bulk.tensor.2d (the TMA): the box of `map` whose first element
+  // is column `col`, row `row` (elements; past the matrix: zeros) into
+  // shared memory at `shared_dst` (128-byte aligned), laid out as the map
+  // says (tensor_map.h); its bytes count down `bar`'s transaction count as
+  // they land. `map` must be a __grid_constant__ parameter's (or in global
+  // memory).
+  __device__ __forceinline__ void tma_load_2d(void* shared_dst, const TensorMap2d& map, int32_t col,
+                                              int32_t row, uint64_t* bar) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared_dst));
+    const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(bar));
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+        " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+        "l"(reinterpret_cast<uint64_t>(map.encoded)), "r"(col), "r"(row), "r"(at)
+        : "memory");
+#else
+    (void)shared_dst, (void)map, (void)col, (void)row, (void)bar;
+    __trap();
+#endif
+  }
   // ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16 (sm_75+): lane l gives
   // the 16-byte row l % 8 of matrix l / 8; out[i] is lane l's pair of
   // matrix i: row l / 4, columns 2 (l % 4) and + 1, or with kTranspose
@@ -326,9 +373,11 @@ struct MinBlocksPerSM<Kernel, std::void_t<decltype(Kernel::kMinBlocksPerSM)>> {
 // The one __global__ wrapper every route uses: the kernel body, given the
 // device context. Kernel::body is a __host__ __device__ template;
 // Kernel::kMaxBlockThreads bounds the block so the compiler budgets registers.
+// The parameters are __grid_constant__: a TensorMap2d among them is then read
+// where it lies, by address, as the TMA requires (no local copy).
 template <class Kernel>
 __global__ void __launch_bounds__(Kernel::kMaxBlockThreads, MinBlocksPerSM<Kernel>::value)
-    run_kernel_on_device(const typename Kernel::Params params) {
+    run_kernel_on_device(const __grid_constant__ typename Kernel::Params params) {
   DeviceCtx ctx;
   Kernel::body(ctx, params);
 }

@@ -10,9 +10,19 @@
 
 namespace nvh {
 
+// Params with tensor maps (a member tensor_maps() listing them) get each
+// map's CUtensorMap encoded from its fields; other Params pass as they are.
+// (The int/long overloads prefer the first where it compiles.)
+template <class Params>
+auto encode_tensor_maps(Params& p, int) -> decltype(p.tensor_maps(), void()) {
+  for (TensorMap2d* map : p.tensor_maps()) encode_tensor_map(*map);
+}
+template <class Params>
+void encode_tensor_maps(Params&, long) {}
+
 template <class Kernel>
 void launch_on_cuda(Backend& backend, const LaunchShape& shape,
-                    const typename Kernel::Params& params) {
+                    const typename Kernel::Params& given) {
 #if defined(NVH_PROBES) && !defined(__CUDA_ARCH__)
   // Instantiates the kernel's host body as well (in the host pass only, where
   // HostCtx is callable), so that its probe sites are registered
@@ -20,6 +30,8 @@ void launch_on_cuda(Backend& backend, const LaunchShape& shape,
   static_cast<void>(&launch_on_host<Kernel>);
 #endif
   auto& gpu = static_cast<CudaBackend&>(backend);
+  typename Kernel::Params params = given;
+  encode_tensor_maps(params, 0);
   const dim3 grid(shape.grid.x, shape.grid.y, shape.grid.z);
   const dim3 block(shape.block.x, shape.block.y, shape.block.z);
   if (shape.shared_bytes > 48 * 1024) {

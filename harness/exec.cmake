@@ -5,6 +5,7 @@ add_library(harness_exec
   ${CMAKE_CURRENT_LIST_DIR}/isolation.cc
   ${CMAKE_CURRENT_LIST_DIR}/host_executor.cc
   ${CMAKE_CURRENT_LIST_DIR}/host_memcheck.cc
+  ${CMAKE_CURRENT_LIST_DIR}/tensor_map.cc
   ${CMAKE_CURRENT_LIST_DIR}/backend.cc
   ${CMAKE_CURRENT_LIST_DIR}/gpu_timing.cc
   ${CMAKE_CURRENT_LIST_DIR}/probe.cc)
@@ -40,11 +41,13 @@ nvfp4_add_gtest(harness_exec_tests GPU
     ${CMAKE_CURRENT_LIST_DIR}/wgmma_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/cp_async_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/mbarrier_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/tma_test.cc
   LIBS harness_exec)
 if(NVFP4_ENABLE_CUDA)
   target_sources(harness_exec_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/last_block_test_cuda.cu
                                             ${CMAKE_CURRENT_LIST_DIR}/ldmatrix_test_cuda.cu
                                             ${CMAKE_CURRENT_LIST_DIR}/wgmma_test_cuda.cu
                                             ${CMAKE_CURRENT_LIST_DIR}/cp_async_test_cuda.cu
-                                            ${CMAKE_CURRENT_LIST_DIR}/mbarrier_test_cuda.cu)
+                                            ${CMAKE_CURRENT_LIST_DIR}/mbarrier_test_cuda.cu
+                                            ${CMAKE_CURRENT_LIST_DIR}/tma_test_cuda.cu)
 endif()

@@ -140,9 +140,18 @@ class HostBlock {
 
   // mbarriers by shared offset (HostCtx::mbarrier_init).
   void mbarrier_init(uint32_t thread, std::size_t offset, uint32_t count);
-  void mbarrier_arrive(uint32_t thread, std::size_t offset);
+  // An arrival, raising the phase's transaction count by expect_tx bytes.
+  void mbarrier_arrive(uint32_t thread, std::size_t offset, uint32_t expect_tx = 0);
   void mbarrier_wait(uint32_t thread, std::size_t offset, uint32_t parity);
+  // A TMA copy by `thread` into [dst, dst + bytes) of shared memory (offsets),
+  // done already, on the mbarrier at `offset`: in flight until the phase
+  // that its bytes count down completes.
+  void tma_copied(uint32_t thread, std::size_t offset, std::size_t dst, uint32_t bytes);
   std::size_t shared_bytes() const { return shared_bytes_; }
+  // Why the block may not end (a TMA copy still in flight), or "".
+  std::string unfinished_copies() const;
+  // What a deadlock leaves waiting on mbarriers' transaction counts, or "".
+  std::string pending_transactions() const;
 
  private:
   struct Warp {
@@ -163,6 +172,11 @@ class HostBlock {
   };
   struct MBarrier {
     uint32_t count = 0, pending = 0;
+    // The phase's transaction count: expect_tx bytes less the bytes TMA
+    // copies on it brought, and the granules those copies wrote.
+    int64_t tx = 0;
+    std::vector<uint32_t> tma_granules;
+    uint32_t tma_source = 0;  // its copies' ReleaseClocks source (0: none yet)
     uint64_t completions = 0;
     uint32_t init_thread = 0;
     uint64_t init_generation = 0;  // block_generation_ at the init
@@ -175,6 +189,9 @@ class HostBlock {
   // The barrier at `offset` for `thread`'s `what`: initialized, and its init
   // seen by this thread (its own, or a block barrier since).
   MBarrier& mbarrier_at(uint32_t thread, std::size_t offset, const char* what);
+  // The phase completes once its arrivals are in and its transaction count
+  // is 0 (throws when the count went below 0 with every arrival in).
+  void complete_if_done(MBarrier& m, std::size_t offset);
   void warpgroup_barrier(uint32_t thread);
   void retire(WarpGroup& g, std::size_t end, uint32_t thread);
   void yield(uint32_t thread) { sinks_[thread] = std::move(sinks_[thread]).resume(); }
@@ -194,6 +211,7 @@ class HostBlock {
   memcheck::AsyncProxyShadow async_proxy_;
   memcheck::CpAsyncShadow cp_async_;
   memcheck::ReleaseClocks clocks_;
+  memcheck::TmaShadow tma_;
   std::vector<uint64_t> warp_synced_generation_;  // per warp: its last sync_warp, once done
   bool tracks_async_proxy_ = false;
   std::map<std::size_t, MBarrier> mbarriers_;
@@ -225,6 +243,7 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
   if (tracks_async_proxy_) async_proxy_.reset(shape.shared_bytes, n, clocks_);
   warp_synced_generation_.assign(warps_.size(), ~uint64_t{0});
   cp_async_.reset(shape.shared_bytes, n, clocks_);
+  tma_.reset(shape.shared_bytes, n, clocks_);
   mbarriers_.clear();
   shared_bytes_ = shape.shared_bytes;
   block_live_ = n;
@@ -244,6 +263,7 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
     c.order_.async_proxy = tracks_async_proxy_ ? &async_proxy_ : nullptr;
     c.order_.linear_thread = t;
     c.order_.cp_async = &cp_async_;
+    c.order_.tma = &tma_;
     c.shared_ = shared;
     c.block_state_ = this;
     fibers_[t] = ctx::fiber(std::allocator_arg, stacks_, [this, t, &body](ctx::fiber&& sink) {
@@ -273,7 +293,15 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
     if (!error_ && live > 0 && progress_ == before) {
       error_ = std::make_exception_ptr(std::runtime_error(
           "host executor: block " + dim_text(block) + ": " + std::to_string(live) +
-          " threads wait at a barrier or collective that can never complete"));
+          " threads wait at a barrier or collective that can never complete" +
+          pending_transactions()));
+    }
+  }
+  if (!error_) {
+    const std::string in_flight = unfinished_copies();
+    if (!in_flight.empty()) {
+      error_ = std::make_exception_ptr(
+          std::logic_error("host executor: block " + dim_text(block) + ": " + in_flight));
     }
   }
   fibers_.clear();  // unwinds any fiber still parked (after an error)
@@ -311,6 +339,7 @@ void HostBlock::release_block_if_complete() {
     ++block_generation_;
     if (tracks_async_proxy_) async_proxy_.barrier();  // fenced writes are now visible to wgmma
     cp_async_.barrier();  // landed and handed-over copies, to every thread: no clocks needed
+    tma_.barrier();       // TMA copies some thread saw land, to every thread
   }
 }
 
@@ -570,6 +599,56 @@ void HostCtx::mbarrier_wait(uint64_t* bar, uint32_t parity) {
   const MbarrierAt m = mbarrier_of(bar, "mbarrier_wait");
   m.block.mbarrier_wait(linear_thread_, m.offset, parity);
 }
+void HostCtx::mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+  const MbarrierAt m = mbarrier_of(bar, "mbarrier_arrive_expect_tx");
+  if (bytes >= (1u << 20)) {
+    throw std::logic_error("host executor: mbarrier_arrive_expect_tx at shared offset " +
+                           std::to_string(m.offset) + " of " + std::to_string(bytes) +
+                           " bytes (a phase's transaction count is below 2^20)");
+  }
+  m.block.mbarrier_arrive(linear_thread_, m.offset, bytes);
+}
+
+void HostCtx::tma_load_2d(void* shared_dst, const TensorMap2d& map, int32_t col, int32_t row,
+                          uint64_t* bar) {
+  const MbarrierAt m = mbarrier_of(bar, "tma_load_2d");
+  const auto dst = reinterpret_cast<uintptr_t>(shared_dst);
+  const auto base = reinterpret_cast<uintptr_t>(shared_);
+  const uintptr_t align = map.swizzle == TmaSwizzle::b128 ? 1024 : 128;
+  const uint32_t row_bytes = map.box_row_bytes(), bytes = map.box_bytes();
+  if (dst < base || dst + bytes > base + m.block.shared_bytes() || dst % align != 0) {
+    throw MemoryViolation(
+        "host executor: thread " + std::to_string(linear_thread_) + ": tma_load_2d of a " +
+        std::to_string(bytes) + "-byte box to address " + std::to_string(dst) +
+        ", which is not a " + std::to_string(align) +
+        "-byte aligned range of the block's shared memory (" +
+        (align == 1024 ? "the 128-byte swizzle's 1024-byte atom" : "the TMA's 128 bytes") + ")");
+  }
+  // Element by element, each in the matrix copied (a checked global read)
+  // and each past it zero; chunk c of a box row lands swizzled by the
+  // destination address's row bits (tensor_map.h).
+  const uint32_t eb = map.elem_bytes;
+  for (uint32_t r = 0; r < map.box_rows; ++r) {
+    const int64_t gr = int64_t{row} + r;
+    for (uint32_t byte = 0; byte < row_bytes; byte += eb) {
+      uintptr_t at = dst + uintptr_t{r} * row_bytes + byte;
+      if (map.swizzle == TmaSwizzle::b128) at ^= ((at >> 7) & 7u) << 4;
+      const int64_t gc = int64_t{col} + byte / eb;
+      auto* out = reinterpret_cast<unsigned char*>(at);
+      if (gr < 0 || gr >= static_cast<int64_t>(map.rows) || gc < 0 ||
+          gc >= static_cast<int64_t>(map.cols)) {
+        std::memset(out, 0, eb);
+        continue;
+      }
+      const auto* src = static_cast<const unsigned char*>(map.base) +
+                        static_cast<uint64_t>(gr) * map.row_bytes + static_cast<uint64_t>(gc) * eb;
+      memcheck::check_access(src, eb, memcheck::Op::cp_async_read, memcheck::Space::global);
+      std::memcpy(out, src, eb);
+    }
+  }
+  m.block.tma_copied(linear_thread_, m.offset, dst - base, bytes);
+}
+
 void HostCtx::cp_async_mbarrier_arrive(uint64_t* bar) {
   const MbarrierAt m = mbarrier_of(bar, "cp_async_mbarrier_arrive");
   if (order_.cp_async) order_.cp_async->landed_all(linear_thread_);
@@ -610,21 +689,79 @@ HostBlock::MBarrier& HostBlock::mbarrier_at(uint32_t thread, std::size_t offset,
   return m;
 }
 
-void HostBlock::mbarrier_arrive(uint32_t thread, std::size_t offset) {
+void HostBlock::mbarrier_arrive(uint32_t thread, std::size_t offset, uint32_t expect_tx) {
   MBarrier& m = mbarrier_at(thread, offset, "mbarrier_arrive");
   ++progress_;
+  if (m.pending == 0) {
+    throw std::logic_error("host executor: thread " + std::to_string(thread) +
+                           " arrives on the mbarrier at shared offset " + std::to_string(offset) +
+                           " whose phase has all its " + std::to_string(m.count) +
+                           " arrivals and waits for TMA bytes only (one arrival too many)");
+  }
   m.arrived[thread] = true;
+  m.tx += expect_tx;
   clocks_.release(thread, m.releasing);
-  if (--m.pending > 0) return;
+  --m.pending;
+  complete_if_done(m, offset);
+}
+
+void HostBlock::tma_copied(uint32_t thread, std::size_t offset, std::size_t dst, uint32_t bytes) {
+  MBarrier& m = mbarrier_at(thread, offset, "tma_load_2d");
+  ++progress_;
+  const std::string hazard = tma_.issued(dst, bytes, offset, m.tma_granules);
+  if (!hazard.empty()) {
+    throw MemoryViolation("host executor: thread " + std::to_string(thread) + ": " + hazard);
+  }
+  m.tx -= bytes;
+  complete_if_done(m, offset);
+}
+
+void HostBlock::complete_if_done(MBarrier& m, std::size_t offset) {
+  if (m.pending > 0) return;
+  if (m.tx < 0) {
+    throw std::logic_error(
+        "host executor: the mbarrier at shared offset " + std::to_string(offset) +
+        " has every arrival of its phase, and its TMA copies brought " + std::to_string(-m.tx) +
+        " bytes more than the phase's expect_tx: on the GPU the phase may complete before "
+        "they land (expect_tx too small)");
+  }
+  if (m.tx > 0) return;  // every arrival is in; the phase waits for TMA bytes
   // The phase completes: what its arriving threads published is handed
   // over to the threads that wait on it (their clocks acquire the phase's).
   cp_async_.released_by(m.arrived);
   if (tracks_async_proxy_) async_proxy_.released_by(m.arrived);
   m.arrived.assign(m.arrived.size(), false);
   m.pending = m.count;
+  if (!m.tma_granules.empty()) {  // its TMA copies landed, visible after the phase
+    if (m.tma_source == 0) m.tma_source = clocks_.add_source();
+    tma_.landed(m.tma_granules, m.tma_source, clocks_.release_source(m.tma_source, m.releasing));
+    m.tma_granules.clear();
+  }
   m.completed[m.completions % 2] = std::move(m.releasing);
   m.releasing.clear();
   ++m.completions;
+}
+
+std::string HostBlock::unfinished_copies() const {
+  for (const auto& [offset, m] : mbarriers_) {
+    if (!m.tma_granules.empty()) {
+      return "it ends with TMA copies in flight on the mbarrier at shared offset " +
+             std::to_string(offset) + " (no thread waited for the phase that counts them)";
+    }
+  }
+  return "";
+}
+
+std::string HostBlock::pending_transactions() const {
+  std::string text;
+  for (const auto& [offset, m] : mbarriers_) {
+    if (m.pending == 0 && m.tx > 0) {
+      text += "; the mbarrier at shared offset " + std::to_string(offset) + " has every arrival " +
+              "of its phase and waits for " + std::to_string(m.tx) +
+              " bytes that no TMA copy brings (expect_tx too large?)";
+    }
+  }
+  return text;
 }
 
 void HostBlock::mbarrier_wait(uint32_t thread, std::size_t offset, uint32_t parity) {
@@ -688,6 +825,13 @@ void HostBlock::wgmma_issue(uint32_t thread, const WgmmaIssue::Lane& lane, const
                                           "the phase")
                             : std::string(" without a fence_proxy_async since")) +
               ": the async proxy may not see that write yet");
+        }
+      }
+      if (!tma_.quiet()) {
+        const std::string hazard =
+            tma_.group_hazard(std::size_t(chunk - shared), 16, thread - me, kWarpGroupSize);
+        if (!hazard.empty()) {
+          throw MemoryViolation("host executor: thread " + std::to_string(thread) + ": " + hazard);
         }
       }
       for (int i = 0; i < 8; ++i)

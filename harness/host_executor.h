@@ -22,6 +22,7 @@
 
 #include "harness/host_memcheck.h"
 #include "harness/kernel_ctx.h"
+#include "harness/tensor_map.h"
 
 namespace nvh {
 
@@ -153,6 +154,29 @@ class HostCtx {
   // cp.async.mbarrier.arrive.noinc: here every cp.async the thread issued
   // has landed already, so its copies count as landed and it arrives now.
   void cp_async_mbarrier_arrive(uint64_t* bar);
+
+  // sm_90's TMA (tensor_map.h). mbarrier_arrive_expect_tx arrives and
+  // raises the phase's transaction count by `bytes`; tma_load_2d copies the
+  // box at (col, row) of `map` into shared memory at once, zeros past the
+  // matrix, swizzled as the map says, each element read checked like
+  // cp.async's, and counts its bytes down on `bar`. A phase completes when
+  // its arrivals are in and its count is 0. Until then the box is in
+  // flight; once it completes, the box is visible (to loads, stores and
+  // wgmma alike, no proxy fence needed) to the threads ordered after that
+  // phase (host_memcheck.h, TmaShadow). What the GPU leaves undefined fails
+  // here: a box not 128-byte aligned (1024 with the 128-byte swizzle) in
+  // shared memory; a read or write of it before its phase completed, or by
+  // a thread not ordered after that phase; a second box into it in flight;
+  // a phase whose copies bring more bytes than its expect_tx once every
+  // arrival is in (on the GPU it may complete before they land); an arrival
+  // past the count; a block that ends with a copy in flight. One whose
+  // expect_tx is too large never completes: a deadlock, whose message names
+  // the bytes the barrier still waits for.
+  void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t bytes);
+  // A hint on the GPU; nothing to do here.
+  void prefetch_tensor_map(const TensorMap2d&) {}
+  void tma_load_2d(void* shared_dst, const TensorMap2d& map, int32_t col, int32_t row,
+                   uint64_t* bar);
 
  private:
   friend class HostBlock;

@@ -245,20 +245,160 @@ void Scope::check_cp_async(std::size_t offset, uint32_t width, Op op) {
   if (op == Op::cp_async_write) shadow.issued(offset, width, order_->linear_thread);
 }
 
-void ReleaseClocks::reset(uint32_t threads) {
+void Scope::check_tma(std::size_t offset, uint32_t width, Op op) {
+  TmaShadow& shadow = *order_->tma;
+  const std::string hazard = op == Op::load
+                                 ? shadow.read_hazard(offset, width, order_->linear_thread)
+                                 : shadow.write_hazard(offset, width, order_->linear_thread);
+  if (!hazard.empty()) fail_order(shared_.begin + offset, width, op, hazard);
+}
+
+void TmaShadow::reset(std::size_t shared_bytes, uint32_t threads, const ReleaseClocks& clocks) {
+  const std::size_t granules = (shared_bytes + kGranule - 1) / kGranule;
+  state_.assign(granules, kSettled);
+  barrier_.assign(granules, 0);
+  source_.assign(granules, 0);
+  epoch_.assign(granules, 0);
+  landings_.clear();
+  clocks_ = &clocks;
   threads_ = threads;
+  unsettled_ = 0;
+}
+
+std::string TmaShadow::issued(std::size_t offset, std::size_t bytes, std::size_t barrier,
+                              std::vector<uint32_t>& granules) {
+  const std::size_t first = offset / kGranule, end = (offset + bytes + kGranule - 1) / kGranule;
+  for (std::size_t g = first; g < end; ++g) {
+    if (state_[g] == kInFlight) {
+      return "a TMA copy into shared offset " + std::to_string(g * kGranule) +
+             " while another one into it (on the mbarrier at shared offset " +
+             std::to_string(barrier_[g]) + ") is in flight";
+    }
+  }
+  for (std::size_t g = first; g < end; ++g) {
+    if (state_[g] == kSettled) ++unsettled_;
+    state_[g] = kInFlight;
+    barrier_[g] = static_cast<uint32_t>(barrier);
+    granules.push_back(static_cast<uint32_t>(g));
+  }
+  return "";
+}
+
+void TmaShadow::landed(const std::vector<uint32_t>& granules, uint32_t source, uint32_t epoch) {
+  for (const uint32_t g : granules) {
+    state_[g] = kLanded;
+    source_[g] = source;
+    epoch_[g] = epoch;
+  }
+  landings_.push_back({source, epoch, granules});
+}
+
+void TmaShadow::settle(uint32_t g) {
+  if (state_[g] == kSettled) return;
+  state_[g] = kSettled;
+  --unsettled_;
+}
+
+void TmaShadow::barrier() {
+  // A landing some thread is ordered after is, past the barrier, seen by
+  // all; one no thread waited for stays unseen (the barrier orders no
+  // thread after the TMA).
+  const auto seen = [this](const Landing& l) {
+    for (uint32_t t = 0; t < threads_; ++t) {
+      if (!clocks_->ordered_after(t, l.source, l.epoch)) continue;
+      for (const uint32_t g : l.granules) {
+        if (state_[g] == kLanded && source_[g] == l.source && epoch_[g] == l.epoch) settle(g);
+      }
+      return true;
+    }
+    return false;
+  };
+  landings_.erase(std::remove_if(landings_.begin(), landings_.end(), seen), landings_.end());
+}
+
+std::string TmaShadow::hazard(uint32_t g, uint32_t thread, const char* what) const {
+  const std::string of = std::string(what) + " shared offset " + std::to_string(g * kGranule) +
+                         ", which a TMA copy on the mbarrier at shared offset " +
+                         std::to_string(barrier_[g]) + " writes,";
+  if (state_[g] == kInFlight) {
+    return of +
+           " before the phase counting that copy's bytes completed (no wait can have seen it: "
+           "the copy may not have landed)";
+  }
+  return of + " and thread " + std::to_string(thread) +
+         " is not ordered after the phase it landed in (it did not wait on that phase, nor on "
+         "one a waiter on it arrived on since, and no barrier followed such a wait)";
+}
+
+std::string TmaShadow::read_hazard(std::size_t offset, uint32_t width, uint32_t thread) const {
+  for (std::size_t g = offset / kGranule; g < (offset + width + kGranule - 1) / kGranule; ++g) {
+    if (state_[g] == kSettled) continue;
+    if (state_[g] == kInFlight || !sees(thread, static_cast<uint32_t>(g))) {
+      return hazard(static_cast<uint32_t>(g), thread, "a read of");
+    }
+  }
+  return "";
+}
+
+std::string TmaShadow::write_hazard(std::size_t offset, uint32_t width, uint32_t thread) {
+  const std::size_t first = offset / kGranule, end = (offset + width + kGranule - 1) / kGranule;
+  for (std::size_t g = first; g < end; ++g) {
+    if (state_[g] == kSettled) continue;
+    if (state_[g] == kInFlight || !sees(thread, static_cast<uint32_t>(g))) {
+      return hazard(static_cast<uint32_t>(g), thread, "a write of");
+    }
+  }
+  // Written over by a thread ordered after the copy: the generic write's now.
+  for (std::size_t g = first; g < end; ++g) settle(static_cast<uint32_t>(g));
+  return "";
+}
+
+std::string TmaShadow::group_hazard(std::size_t offset, uint32_t width, uint32_t first,
+                                    uint32_t count) const {
+  for (std::size_t g = offset / kGranule; g < (offset + width + kGranule - 1) / kGranule; ++g) {
+    if (state_[g] == kSettled) continue;
+    for (uint32_t t = first; t < first + count; ++t) {
+      if (state_[g] == kInFlight || !sees(t, static_cast<uint32_t>(g))) {
+        return hazard(static_cast<uint32_t>(g), t, "a wgmma read of");
+      }
+    }
+  }
+  return "";
+}
+
+void ReleaseClocks::reset(uint32_t threads) {
+  threads_ = width_ = threads;
   clock_.clear();
+  source_epoch_.clear();
 }
 
 void ReleaseClocks::start() {
   if (on()) return;
-  clock_.assign(std::size_t{threads_} * threads_, 0);
+  clock_.assign(std::size_t{threads_} * width_, 0);
   for (uint32_t t = 0; t < threads_; ++t) at(t, t) = 1;
 }
 
+uint32_t ReleaseClocks::add_source() {
+  std::vector<uint32_t> wider(std::size_t{threads_} * (width_ + 1), 0);
+  for (uint32_t t = 0; t < threads_; ++t) {
+    std::copy_n(clock_.begin() + std::size_t{t} * width_, width_,
+                wider.begin() + std::size_t{t} * (width_ + 1));
+  }
+  clock_ = std::move(wider);
+  source_epoch_.push_back(1);
+  return width_++;
+}
+
+uint32_t ReleaseClocks::release_source(uint32_t source, std::vector<uint32_t>& phase) {
+  phase.resize(width_, 0);
+  const uint32_t landed = source_epoch_[source - threads_]++;
+  phase[source] = std::max(phase[source], landed);
+  return landed;
+}
+
 void ReleaseClocks::release(uint32_t t, std::vector<uint32_t>& phase) {
-  phase.resize(threads_, 0);
-  for (uint32_t of = 0; of < threads_; ++of) phase[of] = std::max(phase[of], at(t, of));
+  phase.resize(width_, 0);
+  for (uint32_t of = 0; of < width_; ++of) phase[of] = std::max(phase[of], at(t, of));
   ++at(t, t);
 }
 
@@ -269,7 +409,7 @@ void ReleaseClocks::acquire(uint32_t t, const std::vector<uint32_t>& phase) {
 void ReleaseClocks::join(uint32_t first, uint32_t count) {
   if (!on()) return;
   const uint32_t end = std::min(threads_, first + count);
-  for (uint32_t of = 0; of < threads_; ++of) {
+  for (uint32_t of = 0; of < width_; ++of) {
     uint32_t most = 0;
     for (uint32_t t = first; t < end; ++t) most = std::max(most, at(t, of));
     for (uint32_t t = first; t < end; ++t) at(t, of) = most;

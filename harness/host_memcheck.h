@@ -118,11 +118,21 @@ std::shared_ptr<const Regions> registered_allocations();
 // a thread's epoch is what its next arrive publishes of it. Off (no
 // storage) until the block initializes an mbarrier. Hand-written: no
 // library here models mbarrier phases.
+//
+// Besides the threads, a clock has a column per source: a writer that is
+// not a thread, whose writes are released by an mbarrier phase alone (the
+// TMA's copies on one mbarrier: TmaShadow). Its index is threads + i, and
+// it is ordered after nothing.
 class ReleaseClocks {
  public:
   void reset(uint32_t threads);
   void start();  // at the block's first mbarrier_init
   bool on() const { return !clock_.empty(); }
+  // A new source's index (threads, threads + 1, ...); needs on().
+  uint32_t add_source();
+  // A phase completing with the source's writes in it: its epoch joins the
+  // phase's clock and moves on. Returns the epoch its writes landed in.
+  uint32_t release_source(uint32_t source, std::vector<uint32_t>& phase);
   // Thread t's epoch (1 from the start; 1 while off).
   uint32_t epoch(uint32_t t) const { return on() ? at(t, t) : 1; }
   // The latest epoch of `writer` that `reader` has acquired (0: none).
@@ -141,10 +151,11 @@ class ReleaseClocks {
   void join(uint32_t first, uint32_t count);
 
  private:
-  uint32_t& at(uint32_t t, uint32_t of) { return clock_[std::size_t{t} * threads_ + of]; }
-  uint32_t at(uint32_t t, uint32_t of) const { return clock_[std::size_t{t} * threads_ + of]; }
-  uint32_t threads_ = 0;
-  std::vector<uint32_t> clock_;  // threads x threads
+  uint32_t& at(uint32_t t, uint32_t of) { return clock_[std::size_t{t} * width_ + of]; }
+  uint32_t at(uint32_t t, uint32_t of) const { return clock_[std::size_t{t} * width_ + of]; }
+  uint32_t threads_ = 0, width_ = 0;    // width_: threads and sources
+  std::vector<uint32_t> clock_;         // threads x width_
+  std::vector<uint32_t> source_epoch_;  // per source
 };
 
 // Which 16-byte granules of a block's shared memory the async proxy may not
@@ -257,6 +268,56 @@ class CpAsyncShadow {
   std::size_t unsettled_ = 0;
 };
 
+// Which 16-byte granules of a block's shared memory hold a TMA copy
+// (HostCtx::tma_load_2d) that a thread may not touch yet. A copy is in
+// flight from its issue until the phase of its mbarrier that counts its
+// bytes completes; then it has landed in that phase, visible to the threads
+// ordered after the phase (ReleaseClocks: the mbarrier's copies are a
+// source), and to every thread once a block barrier follows a wait that saw
+// it. Hand-written: no library models the TMA's completion.
+class TmaShadow {
+ public:
+  void reset(std::size_t shared_bytes, uint32_t threads, const ReleaseClocks& clocks);
+  // A copy into [offset, offset + bytes) on the mbarrier at shared offset
+  // `barrier`: "" and the granules marked in flight (appended to `granules`),
+  // or why it may not be issued (a TMA copy into them still in flight).
+  std::string issued(std::size_t offset, std::size_t bytes, std::size_t barrier,
+                     std::vector<uint32_t>& granules);
+  // The phase counting these granules' copies completed; the copies landed
+  // at `epoch` of clock source `source`.
+  void landed(const std::vector<uint32_t>& granules, uint32_t source, uint32_t epoch);
+  // A block barrier: copies that some thread had seen land are visible to all.
+  void barrier();
+  // Why `thread` may not read (or write) [offset, offset + width) yet; "" when it may.
+  std::string read_hazard(std::size_t offset, uint32_t width, uint32_t thread) const;
+  std::string write_hazard(std::size_t offset, uint32_t width, uint32_t thread);
+  // Why the async proxy of threads [first, first + count) (a warpgroup's
+  // wgmma) may not read [offset, offset + width) yet; "" when it may.
+  std::string group_hazard(std::size_t offset, uint32_t width, uint32_t first,
+                           uint32_t count) const;
+  bool quiet() const { return unsettled_ == 0; }
+
+ private:
+  static constexpr uint32_t kGranule = 16;
+  enum : uint8_t { kSettled = 0, kInFlight = 1, kLanded = 2 };
+  struct Landing {
+    uint32_t source, epoch;
+    std::vector<uint32_t> granules;
+  };
+  bool sees(uint32_t thread, uint32_t g) const {
+    return clocks_->ordered_after(thread, source_[g], epoch_[g]);
+  }
+  std::string hazard(uint32_t g, uint32_t thread, const char* what) const;
+  void settle(uint32_t g);
+  std::vector<uint8_t> state_;            // per granule
+  std::vector<uint32_t> barrier_;         // per granule: its copy's mbarrier (shared offset)
+  std::vector<uint32_t> source_, epoch_;  // per granule, landed: when
+  std::vector<Landing> landings_;         // not yet seen by every thread
+  const ReleaseClocks* clocks_ = nullptr;
+  uint32_t threads_ = 0;
+  std::size_t unsettled_ = 0;
+};
+
 // The ordering duties the checker tracks for one thread (the executor keeps
 // one per thread, and one block flag per block).
 struct ThreadOrder {
@@ -274,6 +335,8 @@ struct ThreadOrder {
   // The block's cp.async shadow when its threads run as fibers (null
   // otherwise).
   CpAsyncShadow* cp_async = nullptr;
+  // The block's TMA shadow, the same way.
+  TmaShadow* tma = nullptr;
 };
 
 // What the checker knows while one worker thread runs blocks of one launch:
@@ -308,6 +371,8 @@ class Scope {
               (op == Op::cp_async_write || !order_->cp_async->quiet())) {
             check_cp_async(a - shared_.begin, width, op);
           }
+          if (order_ && order_->tma && !order_->tma->quiet())
+            check_tma(a - shared_.begin, width, op);
           if (order_ && order_->async_proxy && (op == Op::store || op == Op::cp_async_write)) {
             order_->async_proxy->written(a - shared_.begin, width, order_->linear_thread);
           }
@@ -356,6 +421,8 @@ class Scope {
   // CpAsyncShadow's rules for a shared-memory access at `offset`; records a
   // cp.async write as issued.
   void check_cp_async(std::size_t offset, uint32_t width, Op op);
+  // TmaShadow's rules for a shared-memory access at `offset`.
+  void check_tma(std::size_t offset, uint32_t width, Op op);
 
   const char* kernel_;
   std::shared_ptr<const Regions> regions_;

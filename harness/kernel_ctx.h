@@ -28,6 +28,12 @@
 //     arrive, release; try_wait.parity in a loop, acquire; cp.async.mbarrier.arrive.noinc,
 //     an arrival once the thread's copies land), for pipelines whose warps hand stages
 //     to each other; the host executor holds kernels to their rules
+//   mbarrier_arrive_expect_tx(bar, bytes) tma_load_2d(dst, map, col, row, bar)
+//                                                       -> sm_90's TMA: an arrival that expects
+//     `bytes` of copies on the phase, and a box of a 2-D tensor map (tensor_map.h) copied
+//     into shared memory, its bytes counted down on `bar`; the host executor holds kernels
+//     to their rules
+//   prefetch_tensor_map(map)                            -> prefetch.tensormap (a hint)
 //   wait_prior_grid() launch_dependents()              -> programmatic dependent launch
 //     (LaunchShape::overlaps_prior_grid): wait for the grid before this one,
 //     and let the grid after this one start launching

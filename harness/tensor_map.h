@@ -1,0 +1,50 @@
+// A 2-D tensor map for the tensor memory accelerator (sm_90's TMA): which
+// global matrix a kernel's tma_load_2d copies boxes of, and how a box lands
+// in shared memory. The portable fields describe it on both backends; the
+// CUDA backend encodes them into the opaque CUtensorMap (`encoded`) at
+// launch (device_launch.cuh, encode_tensor_map), the host executor copies
+// boxes from the fields (host_executor.h). A kernel takes it in its Params,
+// which the GPU passes as a __grid_constant__ parameter, so the map's
+// address is one the TMA unit may read.
+#pragma once
+
+#include <cstdint>
+
+#include "harness/kernel_ctx.h"
+
+namespace nvh {
+
+// How a box's rows land in shared memory: densely, or with the 128-byte
+// swizzle (16-byte chunk c of a 128-byte row at shared address a goes to
+// chunk c ^ ((a / 128) % 8)), the layout wgmma reads (device_ctx.cuh).
+enum class TmaSwizzle : uint8_t { none, b128 };
+
+struct alignas(128) TensorMap2d {
+  // The CUtensorMap (128 bytes, aligned as cuda.h aligns it), written by the CUDA
+  // backend at launch; the host executor does not read it.
+  unsigned char encoded[128];
+  const void* base;    // element (0, 0), 16-byte aligned
+  uint64_t cols;       // elements a row (the inner dimension)
+  uint64_t rows;       // rows
+  uint64_t row_bytes;  // from one row to the next, a multiple of 16
+  uint32_t box_cols;   // a box's elements a row: box_cols * elem_bytes a multiple of 16
+  uint32_t box_rows;   // a box's rows, 1 to 256
+  uint32_t elem_bytes;
+  TmaSwizzle swizzle;
+
+  NVH_HD uint32_t box_row_bytes() const { return box_cols * elem_bytes; }
+  NVH_HD uint32_t box_bytes() const { return box_row_bytes() * box_rows; }
+};
+
+// A map of `rows` x `cols` elements of `elem_bytes` (1, 2 or 4) at `base`,
+// rows `row_bytes` apart, copied in boxes of box_rows x box_cols. Throws
+// std::invalid_argument naming the first value the TMA would refuse
+// (cuTensorMapEncodeTiled's rules): base not 16-byte aligned, a dimension
+// of 0 or past 2^32, a row stride not a multiple of 16 or past 2^40, a box
+// dimension of 0 or past 256, a box row not a multiple of 16 bytes, or one
+// past 128 bytes with the 128-byte swizzle.
+TensorMap2d make_tensor_map_2d(const void* base, uint32_t elem_bytes, uint64_t rows, uint64_t cols,
+                               uint64_t row_bytes, uint32_t box_rows, uint32_t box_cols,
+                               TmaSwizzle swizzle);
+
+}  // namespace nvh
