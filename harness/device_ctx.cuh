@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "harness/kernel_ctx.h"
 #include "harness/tensor_map.h"
@@ -370,16 +371,43 @@ struct MinBlocksPerSM<Kernel, std::void_t<decltype(Kernel::kMinBlocksPerSM)>> {
   static constexpr int value = Kernel::kMinBlocksPerSM;
 };
 
+// Params that list tensor maps (a member tensor_maps(): tensor_map.h).
+template <class Params, class = void>
+struct HasTensorMaps : std::false_type {};
+template <class Params>
+struct HasTensorMaps<Params, std::void_t<decltype(std::declval<Params&>().tensor_maps())>>
+    : std::true_type {};
+
 // The one __global__ wrapper every route uses: the kernel body, given the
 // device context. Kernel::body is a __host__ __device__ template;
 // Kernel::kMaxBlockThreads bounds the block so the compiler budgets registers.
-// The parameters are __grid_constant__: a TensorMap2d among them is then read
-// where it lies, by address, as the TMA requires (no local copy).
 template <class Kernel>
 __global__ void __launch_bounds__(Kernel::kMaxBlockThreads, MinBlocksPerSM<Kernel>::value)
-    run_kernel_on_device(const __grid_constant__ typename Kernel::Params params) {
+    run_kernel_on_device(const typename Kernel::Params params) {
   DeviceCtx ctx;
   Kernel::body(ctx, params);
+}
+
+// The same for kernels with tensor maps: the parameters __grid_constant__,
+// so the TMA reads a map where it lies, by address (no local copy). Only
+// these kernels: made the default, it changed the SASS of every other
+// kernel (the mma.sync fused kernels ran 4-9 % slower on the H200,
+// 2026-12-03).
+template <class Kernel>
+__global__ void __launch_bounds__(Kernel::kMaxBlockThreads, MinBlocksPerSM<Kernel>::value)
+    run_kernel_with_maps_on_device(const __grid_constant__ typename Kernel::Params params) {
+  DeviceCtx ctx;
+  Kernel::body(ctx, params);
+}
+
+// The wrapper a kernel launches through.
+template <class Kernel>
+constexpr auto device_entry() {
+  if constexpr (HasTensorMaps<typename Kernel::Params>::value) {
+    return &run_kernel_with_maps_on_device<Kernel>;
+  } else {
+    return &run_kernel_on_device<Kernel>;
+  }
 }
 
 }  // namespace nvh

@@ -10,15 +10,14 @@
 
 namespace nvh {
 
-// Params with tensor maps (a member tensor_maps() listing them) get each
-// map's CUtensorMap encoded from its fields; other Params pass as they are.
-// (The int/long overloads prefer the first where it compiles.)
+// Params with tensor maps (HasTensorMaps) get each map's CUtensorMap
+// encoded from its fields; other Params pass as they are.
 template <class Params>
-auto encode_tensor_maps(Params& p, int) -> decltype(p.tensor_maps(), void()) {
-  for (TensorMap2d* map : p.tensor_maps()) encode_tensor_map(*map);
+void encode_tensor_maps(Params& p) {
+  if constexpr (HasTensorMaps<Params>::value) {
+    for (TensorMap2d* map : p.tensor_maps()) encode_tensor_map(*map);
+  }
 }
-template <class Params>
-void encode_tensor_maps(Params&, long) {}
 
 template <class Kernel>
 void launch_on_cuda(Backend& backend, const LaunchShape& shape,
@@ -31,12 +30,12 @@ void launch_on_cuda(Backend& backend, const LaunchShape& shape,
 #endif
   auto& gpu = static_cast<CudaBackend&>(backend);
   typename Kernel::Params params = given;
-  encode_tensor_maps(params, 0);
+  encode_tensor_maps(params);
+  const auto entry = device_entry<Kernel>();
   const dim3 grid(shape.grid.x, shape.grid.y, shape.grid.z);
   const dim3 block(shape.block.x, shape.block.y, shape.block.z);
   if (shape.shared_bytes > 48 * 1024) {
-    NVH_CUDA_CHECK(cudaFuncSetAttribute(run_kernel_on_device<Kernel>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+    NVH_CUDA_CHECK(cudaFuncSetAttribute(entry, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(shape.shared_bytes)));
   }
   if (shape.overlaps_prior_grid && gpu.caps().sm_major >= 9) {
@@ -50,10 +49,10 @@ void launch_on_cuda(Backend& backend, const LaunchShape& shape,
     overlap[0].val.programmaticStreamSerializationAllowed = 1;
     config.attrs = overlap;
     config.numAttrs = 1;
-    NVH_CUDA_CHECK(cudaLaunchKernelEx(&config, run_kernel_on_device<Kernel>, params));
+    NVH_CUDA_CHECK(cudaLaunchKernelEx(&config, entry, params));
     return;
   }
-  run_kernel_on_device<Kernel><<<grid, block, shape.shared_bytes, gpu.stream()>>>(params);
+  entry<<<grid, block, shape.shared_bytes, gpu.stream()>>>(params);
   NVH_CUDA_CHECK(cudaGetLastError());
 }
 
