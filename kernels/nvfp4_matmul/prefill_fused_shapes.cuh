@@ -43,16 +43,18 @@ template <int kATiles>
 inline constexpr bool kIsWgmmaShape<PrefillFusedWgmmaTiles<kATiles>> = true;
 
 // Launches a shape's kernel. The wgmma shape is a kernel a kind
-// (PrefillFusedWgmmaOf), picked here by the operands' kind.
+// (PrefillFusedWgmmaOf), picked here by the operands' kind, whose
+// parameters add the TMA's map of A.
 template <class Fused>
 void launch_fused(nvh::Backend& backend, const nvh::LaunchShape& shape,
                   const PrefillFusedParams& params) {
   if constexpr (kIsWgmmaShape<Fused>) {
     constexpr int kTiles = Fused::kATiles;
+    const PrefillFusedWgmmaParams with_map = Fused::with_a_map(params);  // the TMA's map of A
     if (params.kind == nvh::HalfKind::fp16) {
-      nvh::launch<PrefillFusedWgmmaOf<nvh::HalfKind::fp16, kTiles>>(backend, shape, params);
+      nvh::launch<PrefillFusedWgmmaOf<nvh::HalfKind::fp16, kTiles>>(backend, shape, with_map);
     } else {
-      nvh::launch<PrefillFusedWgmmaOf<nvh::HalfKind::bf16, kTiles>>(backend, shape, params);
+      nvh::launch<PrefillFusedWgmmaOf<nvh::HalfKind::bf16, kTiles>>(backend, shape, with_map);
     }
   } else {
     nvh::launch<Fused>(backend, shape, params);

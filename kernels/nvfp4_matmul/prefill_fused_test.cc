@@ -425,16 +425,19 @@ void expect_wgmma_stage_layout() {
     }
   }
   EXPECT_EQ(F::kAHalfBytes % 1024, 0u);
-  // A thread's copies of A step by a_copy_offset from its first row's chunk
-  // (the whole-tile path of issue_stage): the same bytes as a_offset's.
-  for (uint32_t tid = 0; tid < F::kMaxBlockThreads; ++tid) {
-    const uint32_t chunk = tid % 16, row0 = tid / 16;
-    for (uint32_t i = 0; i < F::kACopies; ++i) {
-      EXPECT_EQ(F::a_offset(row0 + i * F::kARowsApart, chunk),
-                F::a_offset(row0, chunk) + F::a_copy_offset(i))
-          << "thread " << tid << ", copy " << i;
+  // The TMA puts a box (128 rows of 64 k: tile r / 128, half c / 8) at
+  // tile * kATileBytes + half * kAHalfBytes, its row rt's 16-byte chunk j at
+  // rt * 128 + 16 j swizzled by the address's row bits (tensor_map.h's rule,
+  // the box 1024-byte aligned): where a_offset says wgmma reads it.
+  for (uint32_t r = 0; r < F::kTileRows; ++r) {
+    for (uint32_t c = 0; c < 16; ++c) {
+      const uint32_t box = (r / 128) * F::kATileBytes + (c / 8) * F::kAHalfBytes;
+      const uint32_t dense = (r % 128) * 128 + 16 * (c % 8);
+      EXPECT_EQ(F::a_offset(r, c), box + (dense ^ (((dense >> 7) & 7u) << 4)))
+          << "row " << r << ", chunk " << c;
     }
   }
+  EXPECT_EQ(F::kAHalfBytes, 128u * 64 * 2) << "a box: 128 rows of 64 2-byte values";
   for (uint32_t r = 0; r < F::kTileCols; ++r) {
     for (uint32_t c = 0; c < F::kWRowBytes / 16; ++c) slots.insert(F::w_offset(r) + 16 * c);
     EXPECT_GE(F::w_offset(r), F::kABytes);

@@ -17,7 +17,8 @@
 // mma.m16n8k16's A fragment layout. The activations take the B slot, from
 // shared memory: 128 rows of A (wgmma's N = 128; a tile) of one 64-k half of a
 // stage, 128 bytes a row in the 128-byte-swizzled layout wgmma reads
-// (device_ctx.cuh), copied there with cp.async as they are in memory. So
+// (device_ctx.cuh), copied there by the TMA as one box (tensor_map.h: the
+// map swizzles as wgmma reads; rows past M land as zeros). So
 // A's k order is fixed, and each lane (g, t) must feed k = 2t, 2t + 1 of
 // every 8 k of its two rows g and g + 8: byte t of every 4-byte word of the
 // row's packed codes. A warp's rows of a stage (64 bytes each) sit in shared
@@ -38,24 +39,30 @@
 // stage's 128 k.
 //
 // Pipeline: kStages stages of 128 k in shared memory, block-wide, one
-// barrier a stage. Before the barrier each thread waits for its own copies
-// and fences them for the async proxy (fence_proxy_async), which wgmma
-// reads through; after it, the block issues the copies of the stage
-// kStages - 2 ahead into the slot the stage two back used, decodes this
-// stage (or its part) into one of two sets of A registers, issues its
-// wgmmas (8 k16 steps, or 4, over each tile of A) as one group, and waits
-// until only that group is in flight: the group before, which read the
-// other set of registers (and, a stage back, the slot the next copies
-// overwrite), has retired.
+// barrier a stage. Before the barrier each thread waits for its own
+// cp.async copies (W's codes and scales, which only plain loads read);
+// after it, the block issues the copies of the stage kStages - 2 ahead into
+// the slot the stage two back used (thread 0 A's boxes by TMA, on the
+// slot's mbarrier, expecting their bytes; every thread its cp.asyncs),
+// decodes this stage (or its part) into one of two sets of A registers,
+// waits on the slot's mbarrier for A, issues its wgmmas (8 k16 steps, or 4,
+// over each tile of A) as one group, and waits until only that group is in
+// flight: the group before, which read the other set of registers (and, a
+// stage back, the slot the next copies overwrite), has retired. A's copies
+// by the TMA, in place of 16 cp.asyncs a thread a stage (two tiles), took
+// 36864 x 5120 at M = 256 from 199.2 to 176.3 us on the H200, and 0.85 to
+// 1.01x elsewhere (PERF.md, 2026-12-03).
 //
 // K split across blocks and M tiles on grid.y past 65535: as
 // prefill_fused.cuh (Slice, k_slices, parts, prefill_fused_sum).
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "harness/kernel_ctx.h"
 #include "harness/portable_math.h"
+#include "harness/tensor_map.h"
 #include "kernels/nvfp4_matmul/fp4_codec.cuh"
 #include "kernels/nvfp4_matmul/gemv_mma.cuh"
 #include "kernels/nvfp4_matmul/gemv_output.cuh"
@@ -63,6 +70,14 @@
 #include "kernels/nvfp4_matmul/probes.h"
 
 namespace nvfp4 {
+
+// The wgmma kernel's parameters: prefill_fused's, and the TMA's map of A
+// (M rows of K 2-byte values, boxes of 128 rows of 64 k swizzled as wgmma
+// reads them), which launch_fused makes from A.
+struct PrefillFusedWgmmaParams : PrefillFusedParams {
+  nvh::TensorMap2d a_map;
+  std::array<nvh::TensorMap2d*, 1> tensor_maps() { return {&a_map}; }
+};
 
 template <int kATilesArg>
 struct PrefillFusedWgmmaTiles {
@@ -94,18 +109,18 @@ struct PrefillFusedWgmmaTiles {
   static constexpr uint32_t kScaleBytes = kTileCols * kScaleRowBytes;
   // Stages start 1024-byte aligned: A's halves are wgmma's swizzled tiles.
   static constexpr uint32_t kStageBytes = (kABytes + kWBytes + kScaleBytes + 1023) / 1024 * 1024;
-  // The stages, and 1024 bytes to align the first (dynamic shared memory
-  // is only 16-byte aligned).
-  static constexpr uint32_t kSharedBytes = kStages * kStageBytes + 1024;
+  // The stages, an mbarrier a stage (A's boxes land on it), and 1024 bytes
+  // to align the first stage (dynamic shared memory is only 16-byte aligned).
+  static constexpr uint32_t kSharedBytes = kStages * kStageBytes + 8 * kStages + 1024;
   static_assert(kSharedBytes <= 227 * 1024, "a block's shared memory on sm_90");
   static constexpr int kTileSums = 64;  // accumulators a thread holds a tile of A (wgmma's N / 2)
   static constexpr int kSums = kATiles * kTileSums;
 
-  using Params = PrefillFusedParams;
+  using Params = PrefillFusedWgmmaParams;
   static constexpr uint32_t kMaxGridRows = 65535;
 
   NVH_HD static int64_t m_tiles(int64_t M) { return (M + kTileRows - 1) / kTileRows; }
-  static nvh::LaunchShape shape(const Params& p) {
+  static nvh::LaunchShape shape(const PrefillFusedParams& p) {
     nvh::LaunchShape s = fused_tile_launch<PrefillFusedWgmmaTiles>(p);
     s.reads_shared_async = true;
     return s;
@@ -118,8 +133,21 @@ struct PrefillFusedWgmmaTiles {
     Slice slice;
   };
 
+  // The map of A the TMA copies a stage's boxes from (tensor_map.h).
+  static nvh::TensorMap2d a_map(const PrefillFusedParams& p) {
+    return nvh::make_tensor_map_2d(p.A, 2, static_cast<uint64_t>(p.M), static_cast<uint64_t>(p.K),
+                                   static_cast<uint64_t>(p.K) * 2, 128, 64, nvh::TmaSwizzle::b128);
+  }
+  static Params with_a_map(const PrefillFusedParams& p) {
+    Params w;
+    static_cast<PrefillFusedParams&>(w) = p;
+    w.a_map = a_map(p);
+    return w;
+  }
+
   // Byte offsets in a stage: A's 16-byte chunk c (0..15, 8 k each) of row r
-  // (half c / 8, chunk c % 8 swizzled by r % 8); W's row r; its scales.
+  // (half c / 8, chunk c % 8 swizzled by r % 8: where the TMA puts it, a box
+  // a tile's half at a_offset(128 tile + 0, 8 half)); W's row r; its scales.
   NVH_HD static uint32_t a_offset(uint32_t r, uint32_t c) {
     // One tile: r < 128 (spelled out, so that no division is left per copy).
     const uint32_t tile = kATiles == 1 ? 0 : r / 128, rt = r - 128 * tile;
@@ -128,50 +156,24 @@ struct PrefillFusedWgmmaTiles {
   NVH_HD static uint32_t w_offset(uint32_t r) { return kABytes + r * kWRowPitch; }
   NVH_HD static uint32_t scale_offset(uint32_t r) { return kABytes + kWBytes + r * kScaleRowBytes; }
 
-  // A thread's copies of A: chunk tid % 16 of rows tid / 16 + 16 i. Row
-  // kARowsApart * i sits a_copy_offset(i) bytes after row 0's (row0 < 16, so
-  // the row's tile is i / 8 and the swizzle's row input, r % 8, stays).
-  static constexpr uint32_t kARowsApart = kMaxBlockThreads / 16;
-  static constexpr uint32_t kACopies = kTileRows / kARowsApart;
-  static_assert(kARowsApart == 16 && 128 % kARowsApart == 0, "rows 16 apart, 8 a tile");
-  static constexpr uint32_t a_copy_offset(uint32_t i) {
-    return (i * kARowsApart / 128) * kATileBytes + (i * kARowsApart % 128) * 128;
-  }
-
-  // The block copies stage `stage` of its slice into `slot`: 16 chunks of
-  // each of A's kTileRows rows, 4 of each of W's 128 rows, 2 words of scales a
-  // row.
+  // The block copies stage `stage` of its slice into `slot`: thread 0 A's
+  // kATiles x 2 boxes (128 rows of 64 k) by TMA on `bar`, expecting their
+  // bytes; every thread its share of W's 128 rows (4 chunks each) and their
+  // scales (2 words a row) by cp.async.
   template <class Ctx>
   NVH_HD static void issue_stage(Ctx& ctx, const Params& p, const Tile& tile, int64_t stage,
-                                 uint8_t* slot) {
+                                 uint8_t* slot, uint64_t* bar) {
     const uint32_t tid = ctx.thread_idx().x;
     const int64_t k0 = (tile.slice.first + stage) * kStepK;
-    {
-      const uint32_t chunk = tid % 16, row0 = tid / 16;
-      const uint32_t last = fused_last_row(p.M, tile.m0, kTileRows);
-      const auto* base = reinterpret_cast<const uint8_t*>(p.A + tile.m0 * p.K + k0) + 16 * chunk;
-      const auto pitch = static_cast<uint32_t>(p.K * 2);
-      uint8_t* dst = slot + a_offset(row0, chunk);
-      if (NVFP4_PROBE(last == static_cast<uint32_t>(kTileRows) - 1)) {
-        // Every row of the tile is in A (a uniform branch): one pointer
-        // stepped by 16 rows and the shared offsets as constants. Row by row
-        // (clamped, predicated, the swizzle recomputed) these copies took 310
-        // of a two-tile stage's 720 instructions (SASS, 2026-12-03).
-        const uint8_t* src = base + uint64_t{row0} * pitch;
-        const uint64_t step = uint64_t{pitch} * kARowsApart;
+    if (tid == 0) {
+      ctx.mbarrier_arrive_expect_tx(bar, kABytes);
+      NVH_UNROLL
+      for (int t = 0; t < kATiles; ++t) {
         NVH_UNROLL
-        for (uint32_t i = 0; i < kACopies; ++i, src += step) {
-          ctx.cp_async16(dst + a_copy_offset(i), src);
-        }
-      } else {
-        NVH_UNROLL
-        for (uint32_t i = 0; i < kACopies; ++i) {
-          const uint32_t row = row0 + i * kARowsApart;
-          // Rows past M: zeros, no read. Copying row M - 1 into each of them
-          // made M = 129 take 1.2 to 1.6x M = 256's time on the H200 (the same
-          // work; every thread of the second tile reading one row).
-          ctx.cp_async16_or_zero(dst + a_copy_offset(i), fused_row_of(base, row, last, pitch),
-                                 row <= last);
+        for (int h = 0; h < 2; ++h) {
+          ctx.tma_load_2d(slot + t * kATileBytes + h * kAHalfBytes, p.a_map,
+                          static_cast<int32_t>(k0 + 64 * h),
+                          static_cast<int32_t>(tile.m0 + 128 * t), bar);
         }
       }
     }
@@ -282,24 +284,42 @@ struct PrefillFusedWgmmaTiles {
     NVH_HD uint32_t w_row0() const { return 64 * wg + 16 * warp + g; }
   };
 
-  // One stage: wait for its copies, fence them for wgmma, meet; copy the
-  // stage kStages - 2 ahead; then for each part, decode it, issue its
-  // wgmmas (kPartSteps k16 steps, each over every tile of A) as one group
-  // and retire the group before it.
+  // The block's ring of stages: kStages slots from `stages`, slot i's
+  // mbarrier bars + i (A's boxes land on it), and the parity of each
+  // slot's next phase (bit i; every thread waits on every phase, so every
+  // thread keeps the same bits).
+  struct Ring {
+    uint8_t* stages;
+    uint64_t* bars;
+    uint32_t phases;
+    NVH_HD uint8_t* slot(int64_t s) const { return stages + (s % kStages) * kStageBytes; }
+    NVH_HD uint64_t* bar(int64_t s) const { return bars + s % kStages; }
+    // Waits until stage s's boxes of A have landed.
+    template <class Ctx>
+    NVH_HD void wait_for_a(Ctx& ctx, int64_t s) {
+      const uint32_t i = static_cast<uint32_t>(s % kStages);
+      ctx.mbarrier_wait(bars + i, (phases >> i) & 1u);
+      phases ^= 1u << i;
+    }
+  };
+
+  // One stage: wait for its cp.async copies and meet; copy the stage
+  // kStages - 2 ahead; then for each part, decode it, (first part) wait for
+  // A's boxes, issue its wgmmas (kPartSteps k16 steps, each over every tile
+  // of A) as one group and retire the group before it.
   template <nvh::HalfKind kKind, class Ctx>
   NVH_HD NVH_INLINE static void run_stage(Ctx& ctx, const Params& p, const Tile& tile,
-                                          const Place& w, uint8_t* stages, int64_t s, int64_t count,
+                                          const Place& w, Ring& ring, int64_t s, int64_t count,
                                           float g, bool contract,
                                           uint32_t frag[kParts][kPartSteps][4], float acc[kSums]) {
     ctx.template cp_async_wait<kStages - 3>();
-    ctx.fence_proxy_async();
     ctx.sync_threads();
     const int64_t ahead = s + kStages - 2;
     if (NVFP4_PROBE(ahead < count)) {
-      issue_stage(ctx, p, tile, ahead, stages + (ahead % kStages) * kStageBytes);
+      issue_stage(ctx, p, tile, ahead, ring.slot(ahead), ring.bar(ahead));
     }
     ctx.cp_async_commit();
-    uint8_t* slot = stages + (s % kStages) * kStageBytes;
+    uint8_t* slot = ring.slot(s);
     NVH_UNROLL
     for (int part = 0; part < kParts; ++part) {
       // The path is a uniform branch around the decode alone: one stage loop
@@ -309,6 +329,7 @@ struct PrefillFusedWgmmaTiles {
       } else {
         decode_part<kKind, false>(slot, w.w_row0(), w.t, g, part, frag[part]);
       }
+      if (part == 0) ring.wait_for_a(ctx, s);  // after the decode, which needs only W
       ctx.wgmma_fence();
       NVH_UNROLL
       for (int local = 0; local < kPartSteps; ++local) {
@@ -327,17 +348,10 @@ struct PrefillFusedWgmmaTiles {
 
   template <nvh::HalfKind kKind, class Ctx>
   NVH_HD NVH_INLINE static void stream(Ctx& ctx, const Params& p, const Tile& tile, const Place& w,
-                                       float g, bool contract, float acc[kSums]) {
-    // Aligned by an offset from the shared array, not by a pointer made from
-    // an integer: the compiler then still knows the stages are shared memory
-    // and reads them with LDS (from an integer it emitted generic loads,
-    // which take the long-scoreboard path; SASS, 2026-12-02).
-    uint8_t* smem = ctx.template shared_mem<uint8_t>();
-    const auto misalign = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(smem) % 1024);
-    uint8_t* stages = smem + (1024 - misalign) % 1024;
+                                       Ring& ring, float g, bool contract, float acc[kSums]) {
     const int64_t count = tile.slice.end - tile.slice.first;
     for (int64_t s = 0; s < kStages - 2; ++s) {
-      if (NVFP4_PROBE(s < count)) issue_stage(ctx, p, tile, s, stages + s * kStageBytes);
+      if (NVFP4_PROBE(s < count)) issue_stage(ctx, p, tile, s, ring.slot(s), ring.bar(s));
       ctx.cp_async_commit();
     }
     if constexpr (kParts == 1) {
@@ -347,17 +361,17 @@ struct PrefillFusedWgmmaTiles {
       uint32_t frag[2][1][kPartSteps][4];
       int64_t s = 0;
       for (; NVFP4_PROBE(s + 1 < count); s += 2) {
-        run_stage<kKind>(ctx, p, tile, w, stages, s, count, g, contract, frag[0], acc);
-        run_stage<kKind>(ctx, p, tile, w, stages, s + 1, count, g, contract, frag[1], acc);
+        run_stage<kKind>(ctx, p, tile, w, ring, s, count, g, contract, frag[0], acc);
+        run_stage<kKind>(ctx, p, tile, w, ring, s + 1, count, g, contract, frag[1], acc);
       }
       if (NVFP4_PROBE(s < count)) {
-        run_stage<kKind>(ctx, p, tile, w, stages, s, count, g, contract, frag[0], acc);
+        run_stage<kKind>(ctx, p, tile, w, ring, s, count, g, contract, frag[0], acc);
       }
     } else {
       // The two parts' sets alternate within each stage already.
       uint32_t frag[kParts][kPartSteps][4];
       for (int64_t s = 0; NVFP4_PROBE(s < count); ++s) {
-        run_stage<kKind>(ctx, p, tile, w, stages, s, count, g, contract, frag, acc);
+        run_stage<kKind>(ctx, p, tile, w, ring, s, count, g, contract, frag, acc);
       }
     }
     ctx.template wgmma_wait<0>();
@@ -381,64 +395,95 @@ struct PrefillFusedWgmmaTiles {
   template <nvh::HalfKind kKind>
   NVH_HD static void store(const Params& p, const Tile& tile, const Place& w, float restore,
                            int64_t z, const float acc[kSums]) {
-    const bool whole = tile.m0 + kTileRows <= p.M && tile.n0 + kTileCols <= p.N;
-    if (NVFP4_PROBE(p.k_slices == 1 && whole)) {
-      if (NVFP4_PROBE(p.bias != nullptr)) {
-        store_whole_tile<kKind, true>(p, tile, w, restore, acc);
-      } else {
-        store_whole_tile<kKind, false>(p, tile, w, restore, acc);
-      }
+    if (NVFP4_PROBE(p.k_slices != 1)) {
+      store_parts(p, tile, w, z, acc);
       return;
     }
-    NVH_UNROLL
-    for (int i = 0; i < kSums; ++i) {
-      const AccPlace at = acc_place(i);
-      const int64_t n = tile.n0 + w.w_row0() + at.col;
-      const int64_t m = tile.m0 + 2 * w.t + at.row;
-      if (NVFP4_PROBE(m >= p.M || n >= p.N)) continue;
-      if (NVFP4_PROBE(p.k_slices == 1)) {
-        store_gemv_output<kKind>(p, nvh::mul_rn(acc[i], restore), m, n);
-      } else {
-        nvh::store_f32(p.part(z, m, n), acc[i]);
-      }
+    const bool whole = tile.m0 + kTileRows <= p.M && tile.n0 + kTileCols <= p.N;
+    if (NVFP4_PROBE(whole)) {
+      store_y<kKind, false>(p, tile, w, restore, acc);
+    } else {
+      store_y<kKind, true>(p, tile, w, restore, acc);
     }
   }
 
-  // Y of a tile whose rows and columns all exist, from one slice: the
-  // arithmetic of store_gemv_output (times restore, the bias, one rounding),
-  // with the thread's two biases (W rows w_row0 and w_row0 + 8) loaded once
-  // and no bounds or slice test per output. Output by output, each with its
-  // bias load, bounds and slice test (the loop in store), this epilogue took
-  // 12 % of the two-tile kernel's stall samples and 21 instructions an
-  // output at 36864 x 5120, M = 256 (Nsight Compute's source counters,
-  // 2026-12-03).
-  template <nvh::HalfKind kKind, bool kBias>
-  NVH_HD static void store_whole_tile(const Params& p, const Tile& tile, const Place& w,
-                                      float restore, const float acc[kSums]) {
-    const int64_t n = tile.n0 + w.w_row0();
+  // Y of a tile from one slice: the arithmetic of store_gemv_output (times
+  // restore, the bias, one rounding), with the thread's two biases (W rows
+  // w_row0 and w_row0 + 8) loaded once; kBounded (a tile at M's or N's
+  // edge) skips the outputs past them, by how many rows and columns are
+  // left past the thread's first, read once. Output by output, each with
+  // its bias load, bounds and slice test, this epilogue took 12 % of the
+  // two-tile kernel's stall samples and 21 instructions an output at 36864
+  // x 5120, M = 256 (Nsight Compute's source counters, 2026-12-03); with the
+  // kernel's parameters address-taken for the TMA, the compiler also
+  // reloaded them and branched around each output.
+  template <nvh::HalfKind kKind, bool kBounded>
+  NVH_HD static void store_y(const Params& p, const Tile& tile, const Place& w, float restore,
+                             const float acc[kSums]) {
+    if (NVFP4_PROBE(p.bias != nullptr)) {
+      store_y_with<kKind, kBounded, true>(p, tile, w, restore, acc);
+    } else {
+      store_y_with<kKind, kBounded, false>(p, tile, w, restore, acc);
+    }
+  }
+  template <nvh::HalfKind kKind, bool kBounded, bool kBias>
+  NVH_HD static void store_y_with(const Params& p, const Tile& tile, const Place& w, float restore,
+                                  const float acc[kSums]) {
+    const int64_t m0 = tile.m0 + 2 * w.t, n0 = tile.n0 + w.w_row0();
+    const int64_t rows_left = p.M - m0, cols_left = p.N - n0;
     float bias[2] = {0.0f, 0.0f};
     if constexpr (kBias) {
-      bias[0] = load_bias<kKind>(p, n);
-      bias[1] = load_bias<kKind>(p, n + 8);
+      NVH_UNROLL
+      for (int c = 0; c < 2; ++c) {
+        if (!kBounded || NVFP4_PROBE(8 * c < cols_left)) bias[c] = load_bias<kKind>(p, n0 + 8 * c);
+      }
     }
-    uint16_t* y = p.Y + (tile.m0 + 2 * w.t) * p.N + n;
+    const int64_t pitch = p.N;
+    uint16_t* const y = p.Y;
+    const int64_t first = m0 * pitch + n0;
     NVH_UNROLL
     for (int i = 0; i < kSums; ++i) {
       const AccPlace at = acc_place(i);
+      if constexpr (kBounded) {
+        if (!NVFP4_PROBE(at.row < rows_left && at.col < cols_left)) continue;
+      }
       float v = nvh::mul_rn(acc[i], restore);
       if constexpr (kBias) v = nvh::add_rn(v, bias[at.col / 8]);
-      nvh::store_u16(y + at.row * p.N + at.col, nvh::round_to_half_bits(v, kKind));
+      nvh::store_u16(y + (first + at.row * pitch + at.col), nvh::round_to_half_bits(v, kKind));
+    }
+  }
+
+  // This slice's fp32 parts of a tile (p.part(z, m, n) for each output in
+  // Y), from the offset of the thread's first part and how many rows and
+  // columns are left past it, read once. Output by output through p.part and
+  // the bounds of p, the compiler, once the kernel took the address of its
+  // parameters for the TMA, reloaded them and branched around each of the
+  // 64 stores: 1100 more instructions, and the kernel's slowest part on the
+  // K-split plans (Nsight Compute's source counters, 2026-12-03).
+  NVH_HD static void store_parts(const Params& p, const Tile& tile, const Place& w, int64_t z,
+                                 const float acc[kSums]) {
+    const int64_t m0 = tile.m0 + 2 * w.t, n0 = tile.n0 + w.w_row0(), cols = p.cols();
+    const int64_t rows_left = p.M - m0, cols_left = p.N - n0;
+    float* const parts = p.parts;
+    const int64_t first = (z * p.M + m0) * cols + (n0 - p.n_begin);
+    NVH_UNROLL
+    for (int i = 0; i < kSums; ++i) {
+      const AccPlace at = acc_place(i);
+      if (NVFP4_PROBE(at.row < rows_left && at.col < cols_left)) {
+        nvh::store_f32(parts + (first + at.row * cols + at.col), acc[i]);
+      }
     }
   }
 
   template <nvh::HalfKind kKind, class Ctx>
-  NVH_HD static void run_tile(Ctx& ctx, const Params& p, const Tile& tile, const Place& w) {
+  NVH_HD static void run_tile(Ctx& ctx, const Params& p, const Tile& tile, const Place& w,
+                              Ring& ring) {
     float acc[kSums];
     NVH_UNROLL
     for (int i = 0; i < kSums; ++i) acc[i] = 0.0f;  // +0: the contract's sums start there
     const float gs = nvh::load_generic_f32(p.global_scale);
     const bool fast = GemvMma::fast_g<kKind>(gs);
-    stream<kKind>(ctx, p, tile, w, gs, !NVFP4_PROBE(fast), acc);
+    stream<kKind>(ctx, p, tile, w, ring, gs, !NVFP4_PROBE(fast), acc);
     const float restore = fast ? GemvMma::fast_scales<kKind>(gs).restore : 1.0f;
     store<kKind>(p, tile, w, restore, ctx.block_idx().z, acc);
     ctx.sync_threads();  // the next tile's copies refill the stages
@@ -450,8 +495,21 @@ struct PrefillFusedWgmmaTiles {
     const Place w{tid / 128, (tid / 32) % 4, lane / 4, lane % 4};
     const int64_t n0 = p.n_begin + int64_t{ctx.block_idx().x} * kTileCols;
     const Slice slice = PrefillFusedM128N128::slice_of(p.K, p.k_slices, ctx.block_idx().z);
+    // Aligned by an offset from the shared array, not by a pointer made from
+    // an integer: the compiler then still knows the stages are shared memory
+    // and reads them with LDS (from an integer it emitted generic loads,
+    // which take the long-scoreboard path; SASS, 2026-12-02).
+    uint8_t* smem = ctx.template shared_mem<uint8_t>();
+    const auto misalign = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(smem) % 1024);
+    uint8_t* stages = smem + (1024 - misalign) % 1024;
+    Ring ring{stages, reinterpret_cast<uint64_t*>(stages + kStages * kStageBytes), 0};
+    if (tid == 0) {
+      ctx.prefetch_tensor_map(p.a_map);
+      for (int i = 0; i < kStages; ++i) ctx.mbarrier_init(ring.bars + i, 1);  // thread 0 arrives
+    }
+    ctx.sync_threads();  // the inits, before any thread uses a barrier
     for (int64_t mt = ctx.block_idx().y; NVFP4_PROBE(mt < m_tiles(p.M)); mt += ctx.grid_dim().y) {
-      run_tile<kKind>(ctx, p, Tile{mt * kTileRows, n0, slice}, w);
+      run_tile<kKind>(ctx, p, Tile{mt * kTileRows, n0, slice}, w, ring);
     }
     ctx.launch_dependents();  // prefill_fused_sum, as prefill_fused.cuh says
   }
@@ -464,7 +522,7 @@ using PrefillFusedWgmma = PrefillFusedWgmmaTiles<1>;
 
 template <nvh::HalfKind kKind, int kATiles = 1>
 struct PrefillFusedWgmmaOf : PrefillFusedWgmmaTiles<kATiles> {
-  using Params = PrefillFusedParams;
+  using Params = PrefillFusedWgmmaParams;
   template <class Ctx>
   NVH_HD static void body(Ctx& ctx, const Params& p) {
     PrefillFusedWgmmaTiles<kATiles>::template run_kind<kKind>(ctx, p);
