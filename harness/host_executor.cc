@@ -807,6 +807,13 @@ void HostBlock::wgmma_issue(uint32_t thread, const WgmmaIssue::Lane& lane, const
   for (int col = 0; col < n; ++col) {
     for (int k = 0; k < 16; k += 8) {  // one 16-byte chunk of the row at a time
       const unsigned char* chunk = wgmma_b_element(b, k, col);
+      if (!tma_.quiet()) {  // before check_access, whose message would name one thread's load
+        const std::string hazard =
+            tma_.group_hazard(std::size_t(chunk - shared), 16, thread - me, kWarpGroupSize);
+        if (!hazard.empty()) {
+          throw MemoryViolation("host executor: thread " + std::to_string(thread) + ": " + hazard);
+        }
+      }
       memcheck::check_access(chunk, 16, memcheck::Op::load, memcheck::Space::shared);
       if (tracks_async_proxy_) {
         const auto p =
@@ -825,13 +832,6 @@ void HostBlock::wgmma_issue(uint32_t thread, const WgmmaIssue::Lane& lane, const
                                           "the phase")
                             : std::string(" without a fence_proxy_async since")) +
               ": the async proxy may not see that write yet");
-        }
-      }
-      if (!tma_.quiet()) {
-        const std::string hazard =
-            tma_.group_hazard(std::size_t(chunk - shared), 16, thread - me, kWarpGroupSize);
-        if (!hazard.empty()) {
-          throw MemoryViolation("host executor: thread " + std::to_string(thread) + ": " + hazard);
         }
       }
       for (int i = 0; i < 8; ++i)

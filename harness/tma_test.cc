@@ -118,8 +118,10 @@ TEST_P(HostTmaRule, BreakingItFailsTheLaunchNamingIt) {
   src.upload(m.data(), m.size() * 2);
   const TensorMap2d map =
       make_tensor_map_2d(src.data(), 2, kRows, kCols, kRowBytes, 128, 64, TmaSwizzle::b128);
+  LaunchShape shape = box_shape();
+  shape.reads_shared_async = GetParam().order == TmaOrder::wgmma_without_wait;
   try {
-    launch_on_host<TmaBox>(box_shape(), {map, out.as<uint8_t>(), 8, 8, GetParam().order});
+    launch_on_host<TmaBox>(shape, {map, out.as<uint8_t>(), 8, 8, GetParam().order});
     ADD_FAILURE() << "no failure for " << GetParam().name;
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find(GetParam().says), std::string::npos) << e.what();
@@ -139,7 +141,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BrokenBox{TmaOrder::expect_too_large_no_wait, "EndsWithACopyInFlight",
                                 "ends with TMA copies in flight on the mbarrier"},
                       BrokenBox{TmaOrder::second_copy_in_flight, "SecondCopyInFlight",
-                                "while another one into it (on the mbarrier at shared offset"}),
+                                "while another one into it (on the mbarrier at shared offset"},
+                      BrokenBox{TmaOrder::wgmma_without_wait, "WgmmaWithoutWaiting",
+                                "a wgmma read of shared offset"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // What cuTensorMapEncodeTiled would refuse, refused on every backend with

@@ -28,6 +28,7 @@ enum class TmaOrder : uint8_t {
   expect_too_large,        // expect_tx 16 bytes over: the phase never completes
   expect_too_large_no_wait,  // the same with nobody waiting: the block ends with the copy in flight
   second_copy_in_flight,     // two boxes into the same bytes on one phase, both in flight
+  wgmma_without_wait,        // the warpgroup's wgmma reads the box (its B tile) with no wait
 };
 
 struct TmaBox {
@@ -78,6 +79,15 @@ struct TmaBox {
       }
     }
     if (p.order == TmaOrder::expect_too_large_no_wait) return;
+    if (p.order == TmaOrder::wgmma_without_wait) {
+      float acc[64] = {};
+      const uint32_t zeros[4] = {0, 0, 0, 0};
+      ctx.wgmma_fence();
+      ctx.template wgmma_m64k16<128>(acc, zeros, box, HalfKind::bf16);
+      ctx.wgmma_commit();
+      ctx.template wgmma_wait<0>();
+      return;
+    }
     const bool one_waits =
         p.order == TmaOrder::one_waits_then_barrier || p.order == TmaOrder::one_waits_no_barrier;
     if (p.order != TmaOrder::no_wait && (!one_waits || tid == 0)) ctx.mbarrier_wait(bar, 0);
