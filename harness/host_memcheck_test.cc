@@ -457,6 +457,51 @@ TEST(HostMemcheck, ReleaseClocksOrderWaitersAfterArrivalsTransitively) {
   EXPECT_EQ(clocks.seen(2, 3), 1u);
 }
 
+// A clock source (the TMA's copies on one mbarrier): released by its
+// phase, seen by the threads that acquire that phase and by those ordered
+// after them, ordered after nothing itself; a second source widens every
+// clock and keeps what each thread had seen. TmaShadow on top: a box is in
+// flight until it lands, then visible to the threads ordered after its
+// source's epoch, and to all after a barrier only if some thread was.
+TEST(HostMemcheck, TmaCopiesAreSeenThroughTheirPhaseOnly) {
+  memcheck::ReleaseClocks clocks;
+  clocks.reset(3);
+  clocks.start();
+  memcheck::TmaShadow tma;
+  tma.reset(128, 3, clocks);
+  std::vector<uint32_t> granules;
+  EXPECT_EQ(tma.issued(32, 32, 96, granules), "");
+  EXPECT_EQ(granules, (std::vector<uint32_t>{2, 3}));
+  EXPECT_NE(tma.read_hazard(40, 4, 0).find("before the phase"), std::string::npos);
+  EXPECT_NE(tma.issued(48, 16, 96, granules).find("while another one into it"), std::string::npos);
+  const uint32_t first = clocks.add_source();
+  EXPECT_EQ(first, 3u);  // past the threads
+  std::vector<uint32_t> phase;
+  const uint32_t landed = clocks.release_source(first, phase);
+  tma.landed(granules, first, landed);
+  clocks.acquire(0, phase);  // thread 0 waits on the phase
+  EXPECT_EQ(tma.read_hazard(40, 4, 0), "");
+  EXPECT_NE(tma.read_hazard(40, 4, 1).find("not ordered after the phase"), std::string::npos);
+  EXPECT_NE(tma.group_hazard(32, 16, 0, 2).find("thread 1"), std::string::npos);
+  const uint32_t second = clocks.add_source();  // widens every clock
+  EXPECT_EQ(second, 4u);
+  EXPECT_TRUE(clocks.ordered_after(0, first, landed)) << "lost across the widening";
+  EXPECT_FALSE(clocks.ordered_after(0, second, 1));
+  std::vector<uint32_t> relay;
+  clocks.release(0, relay);  // thread 0 hands on to thread 1
+  clocks.acquire(1, relay);
+  EXPECT_EQ(tma.read_hazard(40, 4, 1), "");
+  EXPECT_FALSE(tma.quiet());
+  tma.barrier();  // thread 0 had seen it: now every thread has
+  EXPECT_TRUE(tma.quiet());
+  EXPECT_EQ(tma.read_hazard(40, 4, 2), "");
+  granules.clear();
+  EXPECT_EQ(tma.issued(64, 16, 104, granules), "");
+  tma.landed(granules, second, clocks.release_source(second, phase));
+  tma.barrier();  // nobody waited on it: the barrier shares nothing
+  EXPECT_NE(tma.read_hazard(64, 4, 2).find("not ordered after"), std::string::npos);
+}
+
 // The async proxy's view of a handed-over write, alone: thread 0 writes a
 // granule without a fence and arrives; a fence counts for the readers
 // ordered after it only if its thread was ordered after the write (thread
