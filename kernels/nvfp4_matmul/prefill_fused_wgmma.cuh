@@ -146,10 +146,10 @@ struct PrefillFusedWgmmaTiles {
   }
 
   // Byte offsets in a stage: A's 16-byte chunk c (0..15, 8 k each) of row r
-  // (half c / 8, chunk c % 8 swizzled by r % 8: where the TMA puts it, a box
-  // a tile's half at a_offset(128 tile + 0, 8 half)); W's row r; its scales.
+  // (half c / 8, chunk c % 8 swizzled by r % 8), where the TMA's box of that
+  // tile's half puts it and wgmma reads it (the layout, which the tests
+  // hold the TMA's rule and the wgmma steps to); W's row r; its scales.
   NVH_HD static uint32_t a_offset(uint32_t r, uint32_t c) {
-    // One tile: r < 128 (spelled out, so that no division is left per copy).
     const uint32_t tile = kATiles == 1 ? 0 : r / 128, rt = r - 128 * tile;
     return tile * kATileBytes + (c / 8) * kAHalfBytes + rt * 128 + (((c % 8) ^ (rt % 8)) * 16);
   }
