@@ -88,7 +88,7 @@ struct WgmmaIssue {
 const unsigned char* wgmma_b_element(const unsigned char* b, int k, int col) {
   const uintptr_t at = reinterpret_cast<uintptr_t>(b) + uintptr_t(col / 8) * 1024 +
                        uintptr_t(col % 8) * 128 + uintptr_t(2 * k);
-  return reinterpret_cast<const unsigned char*>(at ^ (((at >> 7) & 7u) << 4));
+  return reinterpret_cast<const unsigned char*>(tma_swizzled(at, TmaSwizzle::b128));
 }
 
 }  // namespace
@@ -624,26 +624,41 @@ void HostCtx::tma_load_2d(void* shared_dst, const TensorMap2d& map, int32_t col,
         "-byte aligned range of the block's shared memory (" +
         (align == 1024 ? "the 128-byte swizzle's 1024-byte atom" : "the TMA's 128 bytes") + ")");
   }
-  // Element by element, each in the matrix copied (a checked global read)
-  // and each past it zero; chunk c of a box row lands swizzled by the
-  // destination address's row bits (tensor_map.h).
-  const uint32_t eb = map.elem_bytes;
+  // Chunk by chunk (16 bytes), each to where the map's swizzle puts it: a
+  // chunk wholly in the matrix and 16-byte aligned in one checked read, any
+  // other element by element (each in the matrix a checked read, each past
+  // it zero).
+  const uint32_t eb = map.elem_bytes, per_chunk = 16 / eb;
+  const auto* matrix = static_cast<const unsigned char*>(map.base);
+  const auto in_matrix = [&map](int64_t r, int64_t c) {
+    return r >= 0 && r < static_cast<int64_t>(map.rows) && c >= 0 &&
+           c < static_cast<int64_t>(map.cols);
+  };
+  const auto element = [&](int64_t r, int64_t c) {
+    return matrix + static_cast<uint64_t>(r) * map.row_bytes + static_cast<uint64_t>(c) * eb;
+  };
   for (uint32_t r = 0; r < map.box_rows; ++r) {
     const int64_t gr = int64_t{row} + r;
-    for (uint32_t byte = 0; byte < row_bytes; byte += eb) {
-      uintptr_t at = dst + uintptr_t{r} * row_bytes + byte;
-      if (map.swizzle == TmaSwizzle::b128) at ^= ((at >> 7) & 7u) << 4;
-      const int64_t gc = int64_t{col} + byte / eb;
-      auto* out = reinterpret_cast<unsigned char*>(at);
-      if (gr < 0 || gr >= static_cast<int64_t>(map.rows) || gc < 0 ||
-          gc >= static_cast<int64_t>(map.cols)) {
-        std::memset(out, 0, eb);
+    for (uint32_t chunk = 0; chunk < row_bytes / 16; ++chunk) {
+      auto* out = reinterpret_cast<unsigned char*>(
+          tma_swizzled(dst + uintptr_t{r} * row_bytes + 16 * chunk, map.swizzle));
+      const int64_t gc = int64_t{col} + int64_t{chunk} * per_chunk;
+      if (in_matrix(gr, gc) && in_matrix(gr, gc + per_chunk - 1) &&
+          reinterpret_cast<uintptr_t>(element(gr, gc)) % 16 == 0) {
+        memcheck::check_access(element(gr, gc), 16, memcheck::Op::cp_async_read,
+                               memcheck::Space::global);
+        std::memcpy(out, element(gr, gc), 16);
         continue;
       }
-      const auto* src = static_cast<const unsigned char*>(map.base) +
-                        static_cast<uint64_t>(gr) * map.row_bytes + static_cast<uint64_t>(gc) * eb;
-      memcheck::check_access(src, eb, memcheck::Op::cp_async_read, memcheck::Space::global);
-      std::memcpy(out, src, eb);
+      for (uint32_t e = 0; e < per_chunk; ++e) {
+        if (!in_matrix(gr, gc + e)) {
+          std::memset(out + e * eb, 0, eb);
+          continue;
+        }
+        memcheck::check_access(element(gr, gc + e), eb, memcheck::Op::cp_async_read,
+                               memcheck::Space::global);
+        std::memcpy(out + e * eb, element(gr, gc + e), eb);
+      }
     }
   }
   m.block.tma_copied(linear_thread_, m.offset, dst - base, bytes);

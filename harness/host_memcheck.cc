@@ -330,40 +330,36 @@ std::string TmaShadow::hazard(uint32_t g, uint32_t thread, const char* what) con
          "one a waiter on it arrived on since, and no barrier followed such a wait)";
 }
 
-std::string TmaShadow::read_hazard(std::size_t offset, uint32_t width, uint32_t thread) const {
+std::string TmaShadow::first_hazard(std::size_t offset, uint32_t width, uint32_t first,
+                                    uint32_t count, const char* what) const {
   for (std::size_t g = offset / kGranule; g < (offset + width + kGranule - 1) / kGranule; ++g) {
     if (state_[g] == kSettled) continue;
-    if (state_[g] == kInFlight || !sees(thread, static_cast<uint32_t>(g))) {
-      return hazard(static_cast<uint32_t>(g), thread, "a read of");
+    const auto granule = static_cast<uint32_t>(g);
+    if (state_[g] == kInFlight) return hazard(granule, first, what);
+    for (uint32_t t = first; t < first + count; ++t) {
+      if (!sees(t, granule)) return hazard(granule, t, what);
     }
   }
   return "";
 }
 
+std::string TmaShadow::read_hazard(std::size_t offset, uint32_t width, uint32_t thread) const {
+  return first_hazard(offset, width, thread, 1, "a read of");
+}
+
 std::string TmaShadow::write_hazard(std::size_t offset, uint32_t width, uint32_t thread) {
-  const std::size_t first = offset / kGranule, end = (offset + width + kGranule - 1) / kGranule;
-  for (std::size_t g = first; g < end; ++g) {
-    if (state_[g] == kSettled) continue;
-    if (state_[g] == kInFlight || !sees(thread, static_cast<uint32_t>(g))) {
-      return hazard(static_cast<uint32_t>(g), thread, "a write of");
-    }
-  }
+  std::string why = first_hazard(offset, width, thread, 1, "a write of");
+  if (!why.empty()) return why;
   // Written over by a thread ordered after the copy: the generic write's now.
-  for (std::size_t g = first; g < end; ++g) settle(static_cast<uint32_t>(g));
+  for (std::size_t g = offset / kGranule; g < (offset + width + kGranule - 1) / kGranule; ++g) {
+    settle(static_cast<uint32_t>(g));
+  }
   return "";
 }
 
 std::string TmaShadow::group_hazard(std::size_t offset, uint32_t width, uint32_t first,
                                     uint32_t count) const {
-  for (std::size_t g = offset / kGranule; g < (offset + width + kGranule - 1) / kGranule; ++g) {
-    if (state_[g] == kSettled) continue;
-    for (uint32_t t = first; t < first + count; ++t) {
-      if (state_[g] == kInFlight || !sees(t, static_cast<uint32_t>(g))) {
-        return hazard(static_cast<uint32_t>(g), t, "a wgmma read of");
-      }
-    }
-  }
-  return "";
+  return first_hazard(offset, width, first, count, "a wgmma read of");
 }
 
 void ReleaseClocks::reset(uint32_t threads) {

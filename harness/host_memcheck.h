@@ -308,6 +308,10 @@ class TmaShadow {
     return clocks_->ordered_after(thread, source_[g], epoch_[g]);
   }
   std::string hazard(uint32_t g, uint32_t thread, const char* what) const;
+  // The first granule of [offset, offset + width) that threads [first,
+  // first + count) may not touch yet, as `what` (hazard), or "".
+  std::string first_hazard(std::size_t offset, uint32_t width, uint32_t first, uint32_t count,
+                           const char* what) const;
   void settle(uint32_t g);
   std::vector<uint8_t> state_;            // per granule
   std::vector<uint32_t> barrier_;         // per granule: its copy's mbarrier (shared offset)

@@ -483,6 +483,7 @@ TEST(HostMemcheck, TmaCopiesAreSeenThroughTheirPhaseOnly) {
   EXPECT_EQ(tma.read_hazard(40, 4, 0), "");
   EXPECT_NE(tma.read_hazard(40, 4, 1).find("not ordered after the phase"), std::string::npos);
   EXPECT_NE(tma.group_hazard(32, 16, 0, 2).find("thread 1"), std::string::npos);
+  EXPECT_NE(tma.write_hazard(40, 4, 1).find("a write of shared offset 32"), std::string::npos);
   const uint32_t second = clocks.add_source();  // widens every clock
   EXPECT_EQ(second, 4u);
   EXPECT_TRUE(clocks.ordered_after(0, first, landed)) << "lost across the widening";
@@ -500,6 +501,9 @@ TEST(HostMemcheck, TmaCopiesAreSeenThroughTheirPhaseOnly) {
   tma.landed(granules, second, clocks.release_source(second, phase));
   tma.barrier();  // nobody waited on it: the barrier shares nothing
   EXPECT_NE(tma.read_hazard(64, 4, 2).find("not ordered after"), std::string::npos);
+  clocks.acquire(2, phase);  // thread 2 waits on that phase and writes over the box
+  EXPECT_EQ(tma.write_hazard(64, 16, 2), "");
+  EXPECT_TRUE(tma.quiet()) << "the generic write's now";
 }
 
 // The async proxy's view of a handed-over write, alone: thread 0 writes a

@@ -1,6 +1,5 @@
 #include "harness/tensor_map.h"
 
-#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -50,17 +49,8 @@ TensorMap2d make_tensor_map_2d(const void* base, uint32_t elem_bytes, uint64_t r
     refuse("box_cols " + std::to_string(box_cols) + " makes a box row of " +
            std::to_string(box_row_bytes) + " bytes, past the 128-byte swizzle's 128");
   }
-  TensorMap2d map;
-  std::memset(&map, 0, sizeof map);
-  map.base = base;
-  map.cols = cols;
-  map.rows = rows;
-  map.row_bytes = row_bytes;
-  map.box_cols = box_cols;
-  map.box_rows = box_rows;
-  map.elem_bytes = elem_bytes;
-  map.swizzle = swizzle;
-  return map;
+  // `encoded` zeroed: the CUDA backend writes it at launch.
+  return TensorMap2d{{}, base, cols, rows, row_bytes, box_cols, box_rows, elem_bytes, swizzle};
 }
 
 }  // namespace nvh

@@ -19,6 +19,12 @@ namespace nvh {
 // chunk c ^ ((a / 128) % 8)), the layout wgmma reads (device_ctx.cuh).
 enum class TmaSwizzle : uint8_t { none, b128 };
 
+// Where the TMA puts the byte the dense layout puts at shared address `at`
+// (the rule above; wgmma's B tiles are read through the same swizzle).
+NVH_HD inline uintptr_t tma_swizzled(uintptr_t at, TmaSwizzle swizzle) {
+  return swizzle == TmaSwizzle::b128 ? at ^ (((at >> 7) & 7u) << 4) : at;
+}
+
 struct alignas(128) TensorMap2d {
   // The CUtensorMap (128 bytes, aligned as cuda.h aligns it), written by the CUDA
   // backend at launch; the host executor does not read it.
