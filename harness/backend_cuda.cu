@@ -49,7 +49,9 @@ void encode_tensor_map(TensorMap2d& map) {
   const CUresult status = tensor_map_encoder()(
       reinterpret_cast<CUtensorMap*>(map.encoded), type, 2, const_cast<void*>(map.base), dims,
       strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-      map.swizzle == TmaSwizzle::b128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
+      map.swizzle == TmaSwizzle::b128  ? CU_TENSOR_MAP_SWIZZLE_128B
+      : map.swizzle == TmaSwizzle::b64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                       : CU_TENSOR_MAP_SWIZZLE_NONE,
       CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (status != CUDA_SUCCESS) {
     throw std::runtime_error("encode_tensor_map: cuTensorMapEncodeTiled returned " +

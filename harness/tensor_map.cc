@@ -45,9 +45,11 @@ TensorMap2d make_tensor_map_2d(const void* base, uint32_t elem_bytes, uint64_t r
     refuse("box_cols " + std::to_string(box_cols) + " makes a box row of " +
            std::to_string(box_row_bytes) + " bytes, not a multiple of 16");
   }
-  if (swizzle == TmaSwizzle::b128 && box_row_bytes > 128) {
+  const uint64_t widest = swizzle == TmaSwizzle::b128 ? 128 : swizzle == TmaSwizzle::b64 ? 64 : 0;
+  if (widest && box_row_bytes > widest) {
     refuse("box_cols " + std::to_string(box_cols) + " makes a box row of " +
-           std::to_string(box_row_bytes) + " bytes, past the 128-byte swizzle's 128");
+           std::to_string(box_row_bytes) + " bytes, past the " + std::to_string(widest) +
+           "-byte swizzle's " + std::to_string(widest));
   }
   // `encoded` zeroed: the CUDA backend writes it at launch.
   return TensorMap2d{{}, base, cols, rows, row_bytes, box_cols, box_rows, elem_bytes, swizzle};

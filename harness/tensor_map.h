@@ -14,15 +14,25 @@
 
 namespace nvh {
 
-// How a box's rows land in shared memory: densely, or with the 128-byte
-// swizzle (16-byte chunk c of a 128-byte row at shared address a goes to
-// chunk c ^ ((a / 128) % 8)), the layout wgmma reads (device_ctx.cuh).
-enum class TmaSwizzle : uint8_t { none, b128 };
+// How a box's rows land in shared memory: densely, with the 128-byte
+// swizzle (the 16-byte chunk at shared address a goes to chunk
+// (a / 16) % 8 ^ (a / 128) % 8 of its 128 bytes), the layout wgmma reads
+// (device_ctx.cuh), or with the 64-byte one ((a / 16) % 4 ^ (a / 128) % 4
+// of its 64 bytes: rows of 64 bytes, 8 in a row two apart, fall on 8
+// different bank groups).
+enum class TmaSwizzle : uint8_t { none, b64, b128 };
 
 // Where the TMA puts the byte the dense layout puts at shared address `at`
-// (the rule above; wgmma's B tiles are read through the same swizzle).
+// (the rule above; wgmma's B tiles are read through the 128-byte one).
 NVH_HD inline uintptr_t tma_swizzled(uintptr_t at, TmaSwizzle swizzle) {
-  return swizzle == TmaSwizzle::b128 ? at ^ (((at >> 7) & 7u) << 4) : at;
+  if (swizzle == TmaSwizzle::b128) return at ^ (((at >> 7) & 7u) << 4);
+  if (swizzle == TmaSwizzle::b64) return at ^ (((at >> 7) & 3u) << 4);
+  return at;
+}
+// The alignment a box's shared address needs: the swizzle's atom, or the
+// TMA's 128 bytes.
+NVH_HD inline uint32_t tma_box_alignment(TmaSwizzle swizzle) {
+  return swizzle == TmaSwizzle::b128 ? 1024 : swizzle == TmaSwizzle::b64 ? 512 : 128;
 }
 
 struct alignas(128) TensorMap2d {
@@ -48,7 +58,7 @@ struct alignas(128) TensorMap2d {
 // (cuTensorMapEncodeTiled's rules): base not 16-byte aligned, a dimension
 // of 0 or past 2^32, a row stride not a multiple of 16 or past 2^40, a box
 // dimension of 0 or past 256, a box row not a multiple of 16 bytes, or one
-// past 128 bytes with the 128-byte swizzle.
+// wider than its swizzle (128 or 64 bytes).
 TensorMap2d make_tensor_map_2d(const void* base, uint32_t elem_bytes, uint64_t rows, uint64_t cols,
                                uint64_t row_bytes, uint32_t box_rows, uint32_t box_cols,
                                TmaSwizzle swizzle);

@@ -1,8 +1,8 @@
 // The TMA (kernel_ctx.h: mbarrier_arrive_expect_tx, tma_load_2d) on every
 // backend: one box of a bf16-sized matrix copied into shared memory and
 // written out as it lies there (tma_test_kernel.cuh), at the matrix's
-// corner, inside it, and hanging past each edge (zeros), with and without
-// the 128-byte swizzle. The expected bytes come from the map's rule
+// corner, inside it, and hanging past each edge (zeros), dense and with
+// the 128- and 64-byte swizzles. The expected bytes come from the map's rule
 // computed here, element by element, not from either backend. Then each
 // rule the host executor holds TMA kernels to, broken once; and the map's
 // own refusals.
@@ -50,6 +50,7 @@ std::vector<uint8_t> expected_box(const std::vector<uint16_t>& m, const TensorMa
       if (gr < 0 || gr >= kRows || gc < 0 || gc >= kCols) continue;
       uint32_t at = r * row_bytes + 2 * e;
       if (map.swizzle == TmaSwizzle::b128) at ^= ((at >> 7) & 7u) << 4;
+      if (map.swizzle == TmaSwizzle::b64) at ^= ((at >> 7) & 3u) << 4;
       std::memcpy(&out[at], &m[static_cast<std::size_t>(gr) * kRowBytes / 2 + gc], 2);
     }
   }
@@ -79,6 +80,8 @@ TEST_P(Tma, EveryBoxLandsAsTheMapSays) {
       {128, 64, TmaSwizzle::b128, -8, -3, "before the first column and row, swizzled"},
       {64, 32, TmaSwizzle::none, 40, 150, "past the last row, dense"},
       {16, 96, TmaSwizzle::none, 0, 7, "whole rows, dense"},
+      {128, 32, TmaSwizzle::b64, 8, 16, "inside, 64-byte swizzle"},
+      {128, 32, TmaSwizzle::b64, 80, 120, "past the last column and row, 64-byte swizzle"},
   };
   for (const TmaOrder order :
        {TmaOrder::legal, TmaOrder::copy_then_expect, TmaOrder::one_waits_then_barrier}) {
@@ -103,6 +106,7 @@ struct BrokenBox {
   TmaOrder order;
   const char* name;
   std::string says;  // what the failure must say
+  int32_t col = 8;   // the box's first column
 };
 void PrintTo(const BrokenBox& b, std::ostream* os) { *os << b.name; }
 
@@ -121,7 +125,7 @@ TEST_P(HostTmaRule, BreakingItFailsTheLaunchNamingIt) {
   LaunchShape shape = box_shape();
   shape.reads_shared_async = GetParam().order == TmaOrder::wgmma_without_wait;
   try {
-    launch_on_host<TmaBox>(shape, {map, out.as<uint8_t>(), 8, 8, GetParam().order});
+    launch_on_host<TmaBox>(shape, {map, out.as<uint8_t>(), GetParam().col, 8, GetParam().order});
     ADD_FAILURE() << "no failure for " << GetParam().name;
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find(GetParam().says), std::string::npos) << e.what();
@@ -143,7 +147,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BrokenBox{TmaOrder::second_copy_in_flight, "SecondCopyInFlight",
                                 "while another one into it (on the mbarrier at shared offset"},
                       BrokenBox{TmaOrder::wgmma_without_wait, "WgmmaWithoutWaiting",
-                                "a wgmma read of shared offset"}),
+                                "a wgmma read of shared offset"},
+                      BrokenBox{TmaOrder::legal, "ColumnNotOn16Bytes",
+                                "the box starts 6 bytes into its rows, not a multiple of 16", 3}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // What cuTensorMapEncodeTiled would refuse, refused on every backend with
@@ -172,6 +178,8 @@ TEST(TensorMap2d, RefusesWhatTheTmaCannotCopyNamingTheValue) {
        [&] { make_tensor_map_2d(bytes, 2, 8, 64, 128, 257, 64, TmaSwizzle::none); });
   says("box_cols 4 makes a box row of 8 bytes",
        [&] { make_tensor_map_2d(bytes, 2, 8, 64, 128, 8, 4, TmaSwizzle::none); });
+  says("past the 64-byte swizzle's 64",
+       [&] { make_tensor_map_2d(bytes, 2, 8, 64, 128, 8, 64, TmaSwizzle::b64); });
   says("past the 128-byte swizzle's 128",
        [&] { make_tensor_map_2d(bytes, 2, 8, 128, 256, 8, 128, TmaSwizzle::b128); });
   EXPECT_EQ(refusal([&] { make_tensor_map_2d(bytes, 2, 8, 64, 128, 8, 64, TmaSwizzle::b128); }),

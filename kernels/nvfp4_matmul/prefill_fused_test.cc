@@ -409,8 +409,9 @@ TEST(PrefillFusedLayout, AQuarterWarpsReadsHitEveryBankOnce) {
 // prefill_fused_wgmma.cuh's stage: A's rows are wgmma's B tile (device_ctx.cuh:
 // row r's k-chunk j at (r / 8) * 1024 + (r % 8) * 128 + 16 (j ^ r % 8) of a
 // 1024-byte-aligned half), every (row, chunk) of A and W has its own slot,
-// the scales follow, and a quarter-warp's 16-byte reads of W's rows (rows g
-// and g + 8 of a warp, pitch kWRowPitch) hit every bank once.
+// the scales follow, and a quarter-warp's 16-byte reads of W's rows (8 rows
+// of 64 bytes, where the TMA's 64-byte swizzle puts their chunks) hit every
+// bank once.
 template <class F>
 void expect_wgmma_stage_layout() {
   std::set<uint32_t> slots;
@@ -439,9 +440,17 @@ void expect_wgmma_stage_layout() {
   }
   EXPECT_EQ(F::kAHalfBytes, 128u * 64 * 2) << "a box: 128 rows of 64 2-byte values";
   for (uint32_t r = 0; r < F::kTileCols; ++r) {
-    for (uint32_t c = 0; c < F::kWRowBytes / 16; ++c) slots.insert(F::w_offset(r) + 16 * c);
+    for (uint32_t c = 0; c < F::kWRowBytes / 16; ++c) {
+      slots.insert(F::w_chunk_offset(r, c));
+      // The TMA's box of W at w_offset(0) (512-byte aligned), row r's chunk
+      // c where the 64-byte swizzle puts it (tensor_map.h's rule).
+      const uint32_t dense = r * F::kWRowBytes + 16 * c;
+      EXPECT_EQ(F::w_chunk_offset(r, c), F::w_offset(0) + (dense ^ (((dense >> 7) & 3u) << 4)))
+          << "W row " << r << ", chunk " << c;
+    }
     EXPECT_GE(F::w_offset(r), F::kABytes);
   }
+  EXPECT_EQ(F::w_offset(0) % 512, 0u);
   EXPECT_EQ(slots.size(), F::kTileRows * 16 + F::kTileCols * F::kWRowBytes / 16);
   EXPECT_GE(F::scale_offset(0), F::w_offset(F::kTileCols - 1) + F::kWRowBytes);
   EXPECT_LE(F::scale_offset(F::kTileCols - 1) + F::kScaleRowBytes, F::kStageBytes);
@@ -449,7 +458,7 @@ void expect_wgmma_stage_layout() {
   for (uint32_t c = 0; c < F::kWRowBytes / 16; ++c) {
     std::bitset<32> banks;
     for (uint32_t lane = 0; lane < 8; ++lane) {  // rows g = 0, 1 of the quarter's lanes read alike
-      const uint32_t w = F::w_offset(lane) + 16 * c;
+      const uint32_t w = F::w_chunk_offset(lane, c);
       for (uint32_t word = 0; word < 4; ++word) banks.set((w / 4 + word) % 32);
     }
     EXPECT_TRUE(banks.all()) << "W chunk " << c << ": banks " << banks;

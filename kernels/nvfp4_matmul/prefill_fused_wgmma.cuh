@@ -75,8 +75,8 @@ namespace nvfp4 {
 // (M rows of K 2-byte values, boxes of 128 rows of 64 k swizzled as wgmma
 // reads them), which launch_fused makes from A.
 struct PrefillFusedWgmmaParams : PrefillFusedParams {
-  nvh::TensorMap2d a_map;
-  std::array<nvh::TensorMap2d*, 1> tensor_maps() { return {&a_map}; }
+  nvh::TensorMap2d a_map, w_map;
+  std::array<nvh::TensorMap2d*, 2> tensor_maps() { return {&a_map, &w_map}; }
 };
 
 template <int kATilesArg>
@@ -101,17 +101,19 @@ struct PrefillFusedWgmmaTiles {
   static constexpr uint32_t kAHalfBytes = 128 * 128;  // one 64-k half of a 128-row tile of A
   static constexpr uint32_t kATileBytes = 2 * kAHalfBytes;
   static constexpr uint32_t kABytes = kATiles * kATileBytes;
-  // A row of W's codes in a stage is 64 bytes; 80 apart, the 8 rows a
-  // quarter-warp reads at once fall on 8 different 16-byte bank groups.
-  static constexpr uint32_t kWRowBytes = 64, kWRowPitch = 80;
-  static constexpr uint32_t kWBytes = kTileCols * kWRowPitch;
+  // A row of W's codes in a stage is 64 bytes, copied by the TMA with the
+  // 64-byte swizzle: the 8 rows a quarter-warp reads at once (two apart)
+  // fall on 8 different 16-byte bank groups (w_chunk_offset).
+  static constexpr uint32_t kWRowBytes = 64;
+  static constexpr uint32_t kWBytes = kTileCols * kWRowBytes;
   static constexpr uint32_t kScaleRowBytes = kStepK / 16;  // 8
   static constexpr uint32_t kScaleBytes = kTileCols * kScaleRowBytes;
   // Stages start 1024-byte aligned: A's halves are wgmma's swizzled tiles.
   static constexpr uint32_t kStageBytes = (kABytes + kWBytes + kScaleBytes + 1023) / 1024 * 1024;
-  // The stages, an mbarrier a stage (A's boxes land on it), and 1024 bytes
-  // to align the first stage (dynamic shared memory is only 16-byte aligned).
-  static constexpr uint32_t kSharedBytes = kStages * kStageBytes + 8 * kStages + 1024;
+  // The stages, two mbarriers a stage (A's boxes land on one, W's on the
+  // other), and 1024 bytes to align the first stage (dynamic shared memory
+  // is only 16-byte aligned).
+  static constexpr uint32_t kSharedBytes = kStages * kStageBytes + 16 * kStages + 1024;
   static_assert(kSharedBytes <= 227 * 1024, "a block's shared memory on sm_90");
   static constexpr int kTileSums = 64;  // accumulators a thread holds a tile of A (wgmma's N / 2)
   static constexpr int kSums = kATiles * kTileSums;
@@ -138,10 +140,18 @@ struct PrefillFusedWgmmaTiles {
     return nvh::make_tensor_map_2d(p.A, 2, static_cast<uint64_t>(p.M), static_cast<uint64_t>(p.K),
                                    static_cast<uint64_t>(p.K) * 2, 128, 64, nvh::TmaSwizzle::b128);
   }
+  // The map of W's packed codes: N rows of K / 2 bytes, boxes of a tile's
+  // 128 rows of a stage's 64 bytes.
+  static nvh::TensorMap2d w_map(const PrefillFusedParams& p) {
+    return nvh::make_tensor_map_2d(p.packed, 1, static_cast<uint64_t>(p.N),
+                                   static_cast<uint64_t>(p.K / 2), static_cast<uint64_t>(p.K / 2),
+                                   kTileCols, kWRowBytes, nvh::TmaSwizzle::b64);
+  }
   static Params with_a_map(const PrefillFusedParams& p) {
     Params w;
     static_cast<PrefillFusedParams&>(w) = p;
     w.a_map = a_map(p);
+    w.w_map = w_map(p);
     return w;
   }
 
@@ -153,41 +163,41 @@ struct PrefillFusedWgmmaTiles {
     const uint32_t tile = kATiles == 1 ? 0 : r / 128, rt = r - 128 * tile;
     return tile * kATileBytes + (c / 8) * kAHalfBytes + rt * 128 + (((c % 8) ^ (rt % 8)) * 16);
   }
-  NVH_HD static uint32_t w_offset(uint32_t r) { return kABytes + r * kWRowPitch; }
+  NVH_HD static uint32_t w_offset(uint32_t r) { return kABytes + r * kWRowBytes; }
+  // W's 16-byte chunk j (0..3) of row r, where the 64-byte swizzle puts it
+  // (W's rows start 512-byte aligned: tensor_map.h).
+  NVH_HD static uint32_t w_chunk_offset(uint32_t r, uint32_t j) {
+    return w_offset(r) + 16 * (j ^ ((r >> 1) & 3u));
+  }
+  static_assert(kABytes % 512 == 0, "W's box on the 64-byte swizzle's atom");
   NVH_HD static uint32_t scale_offset(uint32_t r) { return kABytes + kWBytes + r * kScaleRowBytes; }
 
-  // The block copies stage `stage` of its slice into `slot`: thread 0 A's
-  // kATiles x 2 boxes (128 rows of 64 k) by TMA on `bar`, expecting their
-  // bytes; every thread its share of W's 128 rows (4 chunks each) and their
-  // scales (2 words a row) by cp.async.
+  // The block copies stage `stage` of its slice into `slot`: thread 0 W's
+  // box (128 rows of 64 bytes) on `w_bar` and A's kATiles x 2 boxes (128
+  // rows of 64 k) on `a_bar` by TMA, each expecting its bytes; every thread
+  // its share of the scales (2 words a row of 128) by cp.async (a row's 8
+  // bytes a stage are below the TMA's 16-byte box row).
   template <class Ctx>
   NVH_HD static void issue_stage(Ctx& ctx, const Params& p, const Tile& tile, int64_t stage,
-                                 uint8_t* slot, uint64_t* bar) {
+                                 uint8_t* slot, uint64_t* a_bar, uint64_t* w_bar) {
     const uint32_t tid = ctx.thread_idx().x;
     const int64_t k0 = (tile.slice.first + stage) * kStepK;
     if (tid == 0) {
-      ctx.mbarrier_arrive_expect_tx(bar, kABytes);
+      ctx.mbarrier_arrive_expect_tx(w_bar, kWBytes);
+      ctx.tma_load_2d(slot + w_offset(0), p.w_map, static_cast<int32_t>(k0 / 2),
+                      static_cast<int32_t>(tile.n0), w_bar);
+      ctx.mbarrier_arrive_expect_tx(a_bar, kABytes);
       NVH_UNROLL
       for (int t = 0; t < kATiles; ++t) {
         NVH_UNROLL
         for (int h = 0; h < 2; ++h) {
           ctx.tma_load_2d(slot + t * kATileBytes + h * kAHalfBytes, p.a_map,
                           static_cast<int32_t>(k0 + 64 * h),
-                          static_cast<int32_t>(tile.m0 + 128 * t), bar);
+                          static_cast<int32_t>(tile.m0 + 128 * t), a_bar);
         }
       }
     }
     const uint32_t w_last = fused_last_row(p.N, tile.n0, kTileCols);
-    {
-      const uint32_t chunk = tid % 4, row0 = tid / 4;
-      const uint8_t* base = p.packed + tile.n0 * (p.K / 2) + k0 / 2 + 16 * chunk;
-      const auto pitch = static_cast<uint32_t>(p.K / 2);
-      NVH_UNROLL
-      for (uint32_t i = 0; i < kTileCols / (kMaxBlockThreads / 4); ++i) {
-        const uint32_t row = row0 + i * (kMaxBlockThreads / 4);
-        ctx.cp_async16(slot + w_offset(row) + 16 * chunk, fused_row_of(base, row, w_last, pitch));
-      }
-    }
     {
       const uint32_t word = tid % 2, row = tid / 2;  // 256 threads, 128 rows of 2 words
       const uint8_t* base = p.scales + tile.n0 * (p.K / 16) + k0 / 16 + 4 * word;
@@ -259,12 +269,12 @@ struct PrefillFusedWgmmaTiles {
     NVH_UNROLL
     for (int h = 0; h < 2; ++h) {
       const uint32_t row = row0 + 8 * h;
-      const uint8_t* codes = slot + w_offset(row);
       const RowScales<kKind, kContract> scales(slot + scale_offset(row) + kPartSteps * part, g);
       NVH_UNROLL
       for (int jj = 0; jj < kPartSteps / 2; ++jj) {
         const int j = part * (kPartSteps / 2) + jj;
-        const nvh::U32x4 v = nvh::load_generic_u32x4(codes + 16 * j);  // chunks 4j..4j+3
+        const nvh::U32x4 v =
+            nvh::load_generic_u32x4(slot + w_chunk_offset(row, j));  // chunks 4j..4j+3
         const uint32_t bytes =
             nvh::byte_perm(nvh::byte_perm(v.x, v.y, pick), nvh::byte_perm(v.z, v.w, pick), 0x5410u);
         uint32_t pairs[4];
@@ -290,11 +300,19 @@ struct PrefillFusedWgmmaTiles {
   // thread keeps the same bits).
   struct Ring {
     uint8_t* stages;
-    uint64_t* bars;
+    uint64_t* bars;  // kStages for A's boxes, then kStages for W's
     uint32_t phases;
     NVH_HD uint8_t* slot(int64_t s) const { return stages + (s % kStages) * kStageBytes; }
-    NVH_HD uint64_t* bar(int64_t s) const { return bars + s % kStages; }
-    // Waits until stage s's boxes of A have landed.
+    NVH_HD uint64_t* a_bar(int64_t s) const { return bars + s % kStages; }
+    NVH_HD uint64_t* w_bar(int64_t s) const { return bars + kStages + s % kStages; }
+    // Waits until stage s's box of W has landed (both of a slot's barriers
+    // complete once a use: the same parity).
+    template <class Ctx>
+    NVH_HD void wait_for_w(Ctx& ctx, int64_t s) const {
+      const uint32_t i = static_cast<uint32_t>(s % kStages);
+      ctx.mbarrier_wait(bars + kStages + i, (phases >> i) & 1u);
+    }
+    // Waits until stage s's boxes of A have landed; the slot's use is done.
     template <class Ctx>
     NVH_HD void wait_for_a(Ctx& ctx, int64_t s) {
       const uint32_t i = static_cast<uint32_t>(s % kStages);
@@ -316,10 +334,11 @@ struct PrefillFusedWgmmaTiles {
     ctx.sync_threads();
     const int64_t ahead = s + kStages - 2;
     if (NVFP4_PROBE(ahead < count)) {
-      issue_stage(ctx, p, tile, ahead, ring.slot(ahead), ring.bar(ahead));
+      issue_stage(ctx, p, tile, ahead, ring.slot(ahead), ring.a_bar(ahead), ring.w_bar(ahead));
     }
     ctx.cp_async_commit();
     uint8_t* slot = ring.slot(s);
+    ring.wait_for_w(ctx, s);
     NVH_UNROLL
     for (int part = 0; part < kParts; ++part) {
       // The path is a uniform branch around the decode alone: one stage loop
@@ -351,7 +370,9 @@ struct PrefillFusedWgmmaTiles {
                                        Ring& ring, float g, bool contract, float acc[kSums]) {
     const int64_t count = tile.slice.end - tile.slice.first;
     for (int64_t s = 0; s < kStages - 2; ++s) {
-      if (NVFP4_PROBE(s < count)) issue_stage(ctx, p, tile, s, ring.slot(s), ring.bar(s));
+      if (NVFP4_PROBE(s < count)) {
+        issue_stage(ctx, p, tile, s, ring.slot(s), ring.a_bar(s), ring.w_bar(s));
+      }
       ctx.cp_async_commit();
     }
     if constexpr (kParts == 1) {
@@ -505,7 +526,9 @@ struct PrefillFusedWgmmaTiles {
     Ring ring{stages, reinterpret_cast<uint64_t*>(stages + kStages * kStageBytes), 0};
     if (tid == 0) {
       ctx.prefetch_tensor_map(p.a_map);
-      for (int i = 0; i < kStages; ++i) ctx.mbarrier_init(ring.bars + i, 1);  // thread 0 arrives
+      ctx.prefetch_tensor_map(p.w_map);
+      for (int i = 0; i < 2 * kStages; ++i)
+        ctx.mbarrier_init(ring.bars + i, 1);  // thread 0 arrives
     }
     ctx.sync_threads();  // the inits, before any thread uses a barrier
     for (int64_t mt = ctx.block_idx().y; NVFP4_PROBE(mt < m_tiles(p.M)); mt += ctx.grid_dim().y) {
