@@ -12,16 +12,17 @@
 # its gpu__time_duration compares with the bench's kernel time (PERF.md);
 # keep `run` problems small (its check of the result runs on the host: at
 # M = 1024 it outlasts the 150 s limit).
-# BIN holds kernels_tests and nvfp4-harness of preset cuda-sm90.
+# BIN holds kernels_tests and nvfp4-harness of preset cuda-sm90 (and
+# harness_exec_tests for step tma).
 # Logs go to OUT (default ./out/device), then into OUT/fused-logs.tgz.
 # Usage: ci/device/fused-round.sh BIN [steps...]
-#   steps: tests sanitize bench depth replay hash verify ncu ncu7 (default all)
+#   steps: tests tma sanitize bench depth replay hash verify ncu ncu7 (default all)
 set -uo pipefail
 bin="$1"; shift
 out="${OUT:-out/device}"
 mkdir -p "$out"
 steps=("$@")
-((${#steps[@]})) || steps=(tests sanitize hash verify bench replay ncu ncu7 depth)
+((${#steps[@]})) || steps=(tests tma sanitize hash verify bench replay ncu ncu7 depth)
 status=0
 run() {  # run NAME CMD...: the output to $out/NAME.log, its tail and time here
   local name="$1"; shift
@@ -40,6 +41,12 @@ for step in "${steps[@]}"; do
   case "$step" in
     tests)
       run kernels_fused "$bin/kernels_tests" --gtest_filter="$fused_tests" ;;
+    tma)
+      # The harness's TMA tests on the GPU, then, in its own process, the box
+      # the host refuses for starting off 16 bytes (harness/tma_test.cc).
+      run tma "$bin/harness_exec_tests" --gtest_filter='*Tma*:*TensorMap*'
+      run tma_off16 "$bin/harness_exec_tests" --gtest_also_run_disabled_tests \
+        --gtest_filter='TmaOnTheGpu.DISABLED_ABoxOffSixteenBytesFaults' ;;
     sanitize)
       run memcheck compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/kernels_tests" \
         --gtest_filter='*Fused*cuda*'
