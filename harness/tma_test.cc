@@ -156,6 +156,8 @@ INSTANTIATE_TEST_SUITE_P(
 // (a fault leaves the CUDA context unusable): the box at column 3 of 2-byte
 // elements, alone. Disabled, so it never counts as a pass; ci/device/
 // fused-round.sh's step tma runs it with --gtest_also_run_disabled_tests.
+// On the H200 (2026-12-03, the call after 21:15 UTC) it passed: the GPU
+// faults on that box, so the host's rule is the hardware's, not stricter.
 TEST(TmaOnTheGpu, DISABLED_ABoxOffSixteenBytesFaults) {
   if (!cuda_unavailable_reason().empty()) FAIL() << cuda_unavailable_reason();
   auto gpu = make_cuda_backend();
