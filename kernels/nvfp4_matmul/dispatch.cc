@@ -67,17 +67,14 @@ std::string taken_clause(const RouteRow& row, const Problem& p, const Caps& caps
 
 }  // namespace
 
-bool prefill_fused_round_decides(int64_t M, int64_t N, int64_t K, const Caps& caps) {
-  // N >= ceil(kFusedLargeWeights / K) is N x K >= kFusedLargeWeights without
-  // the product, which a Problem built by hand could overflow.
-  return caps.wgmma && M > kFusedMaxMWgmma && M <= kFusedMaxMWgmmaLarge && K > 0 &&
-         N >= (kFusedLargeWeights + K - 1) / K;
+bool prefill_fused_rounds_decide(int64_t M, const Caps& caps) {
+  return caps.wgmma && M >= kFusedTwoBlocksMinM && M <= kFusedTwoBlocksMaxM;
 }
 
 bool prefill_fused_preferred(int64_t M, int64_t N, int64_t K, const Caps& caps) {
   if (M <= kFusedMaxM || (caps.wgmma && M <= kFusedMaxMWgmma)) return true;
-  if (!prefill_fused_round_decides(M, N, K, caps)) return false;
-  return prefill_fused_fills_its_rounds(prefill_fused_plan(M, N, K, true), M, N);
+  if (!prefill_fused_rounds_decide(M, caps)) return false;
+  return prefill_fused_fills_its_rounds(prefill_fused_plan(M, N, K, true), M, N, K);
 }
 
 int gemv_scalar_rows_per_warp(int64_t N) { return N % 4 == 0 ? 4 : N % 2 == 0 ? 2 : 1; }

@@ -59,18 +59,19 @@ std::string route_precondition_failure(Route route, const Problem& problem, cons
 // Where prefill_fused is faster than dequant + GEMM (prefill_vec8) on the
 // H200, so the chain prefers it (route_table.cc, kFusedMAtMostCrossover,
 // says where each bound was measured): up to kFusedMaxM; with wgmma
-// (Caps::wgmma, prefill_fused_wgmma.cuh) up to kFusedMaxMWgmma; and up to
-// kFusedMaxMWgmmaLarge on weights of kFusedLargeWeights values (N x K) or
-// more whose plan fills its rounds (prefill_fused_fills_its_rounds). Above
-// that the GEMM's larger tiles win.
+// (Caps::wgmma, prefill_fused_wgmma.cuh) up to kFusedMaxMWgmma on any
+// weights, and from kFusedTwoBlocksMinM to kFusedTwoBlocksMaxM (two blocks
+// over M, their rows 87.5 % full or more) where the plan's blocks fill their
+// rounds (prefill_fused_fills_its_rounds). Elsewhere the GEMM's larger tiles
+// win.
 inline constexpr int64_t kFusedMaxM = 64;
-inline constexpr int64_t kFusedMaxMWgmma = 128;
-inline constexpr int64_t kFusedMaxMWgmmaLarge = 256;
-inline constexpr int64_t kFusedLargeWeights = int64_t{24} << 20;
+inline constexpr int64_t kFusedMaxMWgmma = 256;
+inline constexpr int64_t kFusedTwoBlocksMinM = 448;
+inline constexpr int64_t kFusedTwoBlocksMaxM = 512;
 bool prefill_fused_preferred(int64_t M, int64_t N, int64_t K, const Caps& caps);
-// Where the plan's last round decides it: wgmma, kFusedMaxMWgmma < M <=
-// kFusedMaxMWgmmaLarge and N x K >= kFusedLargeWeights.
-bool prefill_fused_round_decides(int64_t M, int64_t N, int64_t K, const Caps& caps);
+// Where the plan's rounds decide it: wgmma and kFusedTwoBlocksMinM <= M <=
+// kFusedTwoBlocksMaxM.
+bool prefill_fused_rounds_decide(int64_t M, const Caps& caps);
 
 // Rows of W (output columns) one gemv_scalar warp computes: 4, 2 or 1, the
 // largest that divides N.

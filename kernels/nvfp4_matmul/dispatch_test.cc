@@ -69,7 +69,8 @@ TEST(SelectRoute, FollowsTheDesignTable) {
       {problem(kFusedMaxM, 64, 256, 16), sm(90), false, Route::prefill_fused, "fused_mma"},
       {problem(kFusedMaxM + 1, 64, 256, 16), sm(90), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
-      // With wgmma (prefill_fused_wgmma.cuh) the crossover is kFusedMaxMWgmma.
+      // With wgmma (prefill_fused_wgmma.cuh) the crossover is kFusedMaxMWgmma
+      // on any weights, small and large.
       {problem(kFusedMaxM + 1, 64, 256, 16), sm90_wgmma(), false, Route::prefill_fused,
        "fused_mma"},
       {problem(kFusedMaxMWgmma - 1, 64, 256, 16), sm90_wgmma(), false, Route::prefill_fused,
@@ -78,44 +79,46 @@ TEST(SelectRoute, FollowsTheDesignTable) {
        "fused_mma"},
       {problem(kFusedMaxMWgmma + 1, 64, 256, 16), sm90_wgmma(), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
-      // On weights of kFusedLargeWeights values or more whose plan fills its
-      // last round (8192 x 4096: 64 tiles in 2 slices, 128 of 132 slots) the
-      // wgmma crossover is kFusedMaxMWgmmaLarge; one either side.
-      {problem(kFusedMaxMWgmmaLarge - 1, 8192, 4096, 16), sm90_wgmma(), false, Route::prefill_fused,
+      {problem(kFusedMaxMWgmma, 12288, 4096, 16), sm90_wgmma(), false, Route::prefill_fused,
        "fused_mma"},
-      {problem(kFusedMaxMWgmmaLarge, 8192, 4096, 16), sm90_wgmma(), false, Route::prefill_fused,
+      {problem(kFusedMaxMWgmma, 4096, 4096, 16), sm90_wgmma(), false, Route::prefill_fused,
        "fused_mma"},
-      {problem(kFusedMaxMWgmmaLarge + 1, 8192, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
+      {problem(kFusedMaxMWgmma + 1, 8192, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
-      {problem(kFusedMaxMWgmma + 1, 8192, 4096, 16), sm90_wgmma(), false, Route::prefill_fused,
+      // Two blocks over M (kFusedTwoBlocksMinM..kFusedTwoBlocksMaxM) where the
+      // plan's blocks fill their rounds (8192 x 4096: 64 tiles x 2, 128 of
+      // 132 slots, one K slice of 4096); each end and one either side.
+      {problem(kFusedTwoBlocksMinM - 1, 8192, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
+      {problem(kFusedTwoBlocksMinM, 8192, 4096, 16), sm90_wgmma(), false, Route::prefill_fused,
        "fused_mma"},
-      // kFusedLargeWeights (4096 x 6144 = 24 Mi, 32 tiles in 4 slices) and one
-      // row of W fewer.
-      {problem(kFusedMaxMWgmma + 1, 4096, 6144, 16), sm90_wgmma(), false, Route::prefill_fused,
+      {problem(kFusedTwoBlocksMinM + 1, 8192, 4096, 16), sm90_wgmma(), false, Route::prefill_fused,
        "fused_mma"},
-      {problem(kFusedMaxMWgmma, 4095, 6144, 16), sm90_wgmma(), false, Route::prefill_fused,
+      {problem(kFusedTwoBlocksMaxM - 1, 8192, 4096, 16), sm90_wgmma(), false, Route::prefill_fused,
        "fused_mma"},
-      {problem(kFusedMaxMWgmma + 1, 4095, 6144, 16), sm90_wgmma(), false, Route::prefill_vec8,
+      {problem(kFusedTwoBlocksMaxM, 8192, 4096, 16), sm90_wgmma(), false, Route::prefill_fused,
+       "fused_mma"},
+      {problem(kFusedTwoBlocksMaxM + 1, 8192, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
-      // One slice, the last round at kFusedFullRoundPercentOneSlice: 220
-      // tiles over N, 88 of 132 slots in the second round (66.7 %), and 219
-      // (87, 65.9 %); 14336 x 4096 (112 tiles, 84.8 %). Split at
-      // kFusedFullRoundPercent: 7168 x 7168 (56 tiles in 2 slices, 84.8 %)
-      // and a round 73 % full (6144 x 4096: 48 tiles in 2 slices); K split
-      // over three rounds (12288 x 4096: 96 tiles in 4 slices).
-      {problem(200, 220 * 128, 4096, 16), sm90_wgmma(), false, Route::prefill_fused, "fused_mma"},
-      {problem(200, 219 * 128, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
+      // The fill at kFusedRoundFillPercent: 53 tiles (106 of 132 slots, 80.3
+      // %) and 52 (104, 78.8 %); 14336 x 4096 over two rounds (224 of 264,
+      // 84.8 %) and 12288 x 4096 (192 of 264, 72.7 %).
+      {problem(kFusedTwoBlocksMaxM, 53 * 128, 4096, 16), sm90_wgmma(), false, Route::prefill_fused,
+       "fused_mma"},
+      {problem(kFusedTwoBlocksMaxM, 52 * 128, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
-      {problem(256, 14336, 4096, 16), sm90_wgmma(), false, Route::prefill_fused, "fused_mma"},
-      {problem(200, 7168, 7168, 16), sm90_wgmma(), false, Route::prefill_fused, "fused_mma"},
-      {problem(200, 6144, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
+      {problem(kFusedTwoBlocksMaxM, 14336, 4096, 16), sm90_wgmma(), false, Route::prefill_fused,
+       "fused_mma"},
+      {problem(kFusedTwoBlocksMaxM, 12288, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
-      {problem(200, 12288, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
+      // K slices at kFusedMinKPerSlice: 4096 x 8192 in 2 slices of 4096, and
+      // 4096 x 8064 in 2 of 4032; 4096 x 4096 in 2 of 2048.
+      {problem(kFusedTwoBlocksMinM, 4096, 8192, 16), sm90_wgmma(), false, Route::prefill_fused,
+       "fused_mma"},
+      {problem(kFusedTwoBlocksMinM, 4096, 8064, 16), sm90_wgmma(), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
-      // Tail splits: 288 tiles, the 24 past two rounds in 5 slices (120
-      // slots); 148, the 16 past one round in 3 (48 slots).
-      {problem(200, 36864, 5120, 16), sm90_wgmma(), false, Route::prefill_fused, "fused_mma"},
-      {problem(200, 18944, 3584, 16), sm90_wgmma(), false, Route::prefill_fused, "fused_mma"},
+      {problem(kFusedTwoBlocksMinM, 4096, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
       // Without wgmma the weights' size does not move kFusedMaxM.
       {problem(kFusedMaxM + 1, 8192, 4096, 16), sm(90), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
@@ -250,8 +253,8 @@ TEST(SelectRoute, ForcingPrefillFusedPassesItsCrossover) {
             "");
   const Decision natural = explain_route(problem(kFusedMaxM + 1, 64, 256, 16), sm(90), {});
   const std::string crossover =
-      "prefill_fused passed over: M <= 64, or M <= 128 with wgmma, or M <= 256 with wgmma, N x K "
-      ">= 24 Mi and the plan filling its last round ";
+      "prefill_fused passed over: M <= 64, or M <= 256 with wgmma, or 448 <= M <= 512 with wgmma "
+      "and the plan's blocks filling their rounds to 80 % in K slices of 4096 or more ";
   EXPECT_NE(natural.detail.find(crossover + "(M = " + std::to_string(kFusedMaxM + 1) +
                                 ", N = 64, K = 256, no wgmma) fails"),
             std::string::npos)
@@ -262,18 +265,19 @@ TEST(SelectRoute, ForcingPrefillFusedPassesItsCrossover) {
                                    ", N = 64, K = 256, wgmma) fails"),
             std::string::npos)
       << with_wgmma.detail;
-  // Where the plan's last round decides, the explanation names the plan
-  // and how full that round is.
-  const Decision partial = explain_route(problem(200, 6144, 4096, 16), sm90_wgmma(), {});
-  EXPECT_NE(
-      partial.detail.find(crossover + "(M = 200, N = 6144, K = 4096, wgmma, plan w256n128/k2: last "
-                                      "round 96 of 132 slots) fails"),
-      std::string::npos)
-      << partial.detail;
-  const Decision over_rounds = explain_route(problem(200, 12288, 4096, 16), sm90_wgmma(), {});
-  EXPECT_NE(over_rounds.detail.find("plan w256n128/k4: K split over several rounds) fails"),
+  // Where the plan's rounds decide, the explanation names the plan, how its
+  // blocks fill their rounds and its K slices.
+  const Decision partial = explain_route(problem(448, 12288, 4096, 16), sm90_wgmma(), {});
+  EXPECT_NE(partial.detail.find(crossover +
+                                "(M = 448, N = 12288, K = 4096, wgmma, plan w256n128: 192 blocks "
+                                "in 2 x 132 slots (72 %), K slices of 4096) fails"),
             std::string::npos)
-      << over_rounds.detail;
+      << partial.detail;
+  const Decision thin = explain_route(problem(512, 4096, 4096, 16), sm90_wgmma(), {});
+  EXPECT_NE(thin.detail.find("plan w256n128/k2: 128 blocks in 1 x 132 slots (96 %), K slices of "
+                             "2048) fails"),
+            std::string::npos)
+      << thin.detail;
   expect_refused(Route::empty, problem(16, 64, 64, 16), sm(90), "M, N or K == 0");
   expect_refused(Route::prefill_scalar, problem(0, 64, 64, 16), sm(90), "M > 0 (M = 0) fails");
 }

@@ -128,31 +128,29 @@ FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K, bool wgmma) {
   return {shape, best};
 }
 
-FusedLastRound prefill_fused_last_round(const FusedPlan& plan, int64_t M, int64_t N) {
-  if (plan.gemv_slices > 1 || M <= 0 || N <= 0) return {};
+FusedRounds prefill_fused_rounds(const FusedPlan& plan, int64_t M, int64_t N, int64_t K) {
+  if (plan.gemv_slices > 1 || M <= 0 || N <= 0 || K <= 0) return {};
   const ShapeFacts f = facts(plan.shape);
-  FusedLastRound r;
+  FusedRounds r;
   r.slots = block_slots(f);
-  r.split = plan.k_slices > 1 || plan.tail_tiles > 0;
+  r.k_per_slice = K / plan.k_slices;
+  const auto rounds_of = [&](int64_t blocks) { return (blocks + r.slots - 1) / r.slots; };
   const int64_t blocks = blocks_over_m_and_n(f, M, N);
-  if (plan.tail_tiles > 0) {
-    r.blocks = plan.tail_tiles * plan.tail_k_slices;
-  } else if (plan.k_slices > 1) {
-    r.blocks = blocks * plan.k_slices;
-    r.split_over_rounds = r.blocks > r.slots;
-    if (r.split_over_rounds) r.blocks = (r.blocks - 1) % r.slots + 1;
+  if (plan.tail_tiles > 0) {  // one block over M: whole tiles, then the tail's split
+    const int64_t tail = plan.tail_tiles * plan.tail_k_slices;
+    r.blocks = blocks - plan.tail_tiles + tail;
+    r.rounds = rounds_of(blocks - plan.tail_tiles) + rounds_of(tail);
   } else {
-    r.blocks = (blocks - 1) % r.slots + 1;
+    r.blocks = blocks * plan.k_slices;
+    r.rounds = rounds_of(r.blocks);
   }
   return r;
 }
 
-bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N) {
-  const FusedLastRound r = prefill_fused_last_round(plan, M, N);
-  if (r.slots == 0 || r.split_over_rounds) return false;
-  if (plan.tail_tiles > 0) return true;
-  return 100 * r.blocks >=
-         (r.split ? kFusedFullRoundPercent : kFusedFullRoundPercentOneSlice) * r.slots;
+bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N, int64_t K) {
+  const FusedRounds r = prefill_fused_rounds(plan, M, N, K);
+  return r.rounds > 0 && 100 * r.blocks >= kFusedRoundFillPercent * r.rounds * r.slots &&
+         r.k_per_slice >= kFusedMinKPerSlice;
 }
 
 const char* prefill_fused_variant_name(const FusedPlan& plan) {

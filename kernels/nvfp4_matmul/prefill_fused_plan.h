@@ -56,31 +56,28 @@ inline constexpr int32_t kFusedMaxKSlices = 8;
 // round may take a split of their own (tail_tiles; same model, same limits).
 FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K, bool wgmma);
 
-// Whether the plan's blocks fill the last round of the plan's block slots
-// (kFusedPlanMultiprocessors times the shape's blocks an SM) to
-// kFusedFullRoundPercent or more where K is split in one round (all blocks
-// in one launch), or to kFusedFullRoundPercentOneSlice where it is not
-// split (no parts, no sum to amortize); a tail split counts as filled (its
-// first launch is whole rounds, its second the short split round of the
-// tiles past them). On the H200 (2026-12-03, the call after 14:15 UTC,
-// PERF.md) the wgmma kernel beat dequant + GEMM at M = 129 to 256 on such
-// plans or tied (within 1 %: split rounds 85 % full, 7168 x 4096), and lost
-// or tied on split rounds 73 % full and on K split over several rounds;
-// one-slice rounds won from 70 % full (28672 x 4096), tail splits at 36 %
-// (18944 x 3584) and 91 %. The dispatcher's crossover: dispatch.h.
-inline constexpr int64_t kFusedFullRoundPercent = 80;
-inline constexpr int64_t kFusedFullRoundPercentOneSlice = 66;
-bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N);
-
-// The plan's last round of block slots (what prefill_fused_fills_its_rounds
-// judges, and the crossover's explanation prints): its blocks, the slots,
-// whether K is split, and whether the split's parts span several rounds.
-// All zero for the GEMV-shaped path (no rounds of tiles).
-struct FusedLastRound {
-  int64_t blocks = 0, slots = 0;
-  bool split = false, split_over_rounds = false;
+// How the plan's blocks fill their rounds of block slots
+// (kFusedPlanMultiprocessors times the shape's blocks an SM): every
+// launch's blocks (over M, over N, and over the K slices; a tail split's
+// two launches each take their own rounds), the rounds they take, and the
+// K values of one slice of the first launch. All zero for the GEMV-shaped
+// path (no rounds of tiles).
+struct FusedRounds {
+  int64_t blocks = 0, slots = 0, rounds = 0, k_per_slice = 0;
 };
-FusedLastRound prefill_fused_last_round(const FusedPlan& plan, int64_t M, int64_t N);
+FusedRounds prefill_fused_rounds(const FusedPlan& plan, int64_t M, int64_t N, int64_t K);
+
+// Whether the plan's blocks fill their rounds to kFusedRoundFillPercent or
+// more (blocks / (rounds x slots)) in K slices of kFusedMinKPerSlice values
+// or more: where the wgmma kernel with two blocks over M beat dequant + GEMM
+// on the H200 (2026-12-03, the call after 21:19 UTC, PERF.md; M = 448 and
+// 512 on 24 weight shapes): every plan so filling won (fills 82 % to 97 %,
+// slices 4096 to 7168 values), every other lost or tied (fills 61 % to 75 %;
+// at 91 to 97 % full, slices of 2048 lost and of 3072 tied). The
+// dispatcher's crossover: dispatch.h.
+inline constexpr int64_t kFusedRoundFillPercent = 80;
+inline constexpr int64_t kFusedMinKPerSlice = 4096;
+bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N, int64_t K);
 
 // "m16n64", ...; with k_slices > 1 "m16n64/k4"; with a tail split
 // "w256n128/tail-k5"; the GEMV-shaped path "gemv16/slices12" (the route

@@ -301,28 +301,39 @@ TEST(PrefillFusedPlan, ShapeByMSlicesByTheBlocksLeft) {
   EXPECT_EQ(tail.tail_tiles, 24);
   EXPECT_EQ(tail.k_slices, 1);
   EXPECT_EQ(tail.tail_k_slices, 5);
-  // Whether the plan fills its last round (the crossover above M = 128):
-  // blocks in one round, k slices counted; whole rounds then a last one;
-  // a tail split always; never K split over several rounds.
-  const auto fills = [](int64_t M, int64_t N, int64_t K) {
-    return prefill_fused_fills_its_rounds(prefill_fused_plan(M, N, K, true), M, N);
+  // How the plan's blocks fill their rounds (the crossover at M = 448..512):
+  // blocks over M, N and K slices, rounds of 132 slots, the fill counted
+  // over every round, K slices of 4096 values or more.
+  const auto rounds = [](int64_t M, int64_t N, int64_t K) {
+    const FusedRounds r = prefill_fused_rounds(prefill_fused_plan(M, N, K, true), M, N, K);
+    return std::to_string(r.blocks) + " in " + std::to_string(r.rounds) + " x " +
+           std::to_string(r.slots) + ", slices of " + std::to_string(r.k_per_slice);
   };
-  EXPECT_TRUE(fills(256, 8192, 4096));        // 64 tiles x 2: 128 of 132
-  EXPECT_FALSE(fills(256, 6144, 4096));       // 48 x 2: 96 (72.7 %)
-  EXPECT_TRUE(fills(256, 7168, 7168));        // 56 x 2: 112 (84.8 %)
-  EXPECT_FALSE(fills(256, 12288, 4096));      // 96 x 4 = 384: three rounds of parts
-  EXPECT_TRUE(fills(200, 220 * 128, 4096));   // one slice: 132, then 88 (66.7 %)
-  EXPECT_FALSE(fills(200, 219 * 128, 4096));  // 132, then 87 (65.9 %)
-  EXPECT_TRUE(fills(256, 28672, 4096));       // 132, then 92 (69.7 %)
-  EXPECT_TRUE(fills(256, 14336, 4096));       // 112 (84.8 %)
-  EXPECT_TRUE(fills(200, 264 * 128, 4096));   // two whole rounds
-  // Split plans at 80 %, by hand: 53 tiles in 2 slices (106 blocks, 80.3 %)
-  // and 15 in 7 (105, 79.5 %).
-  EXPECT_TRUE(prefill_fused_fills_its_rounds({FusedShape::w256n128, 2}, 256, 53 * 128));
-  EXPECT_FALSE(prefill_fused_fills_its_rounds({FusedShape::w256n128, 7}, 256, 15 * 128));
-  EXPECT_TRUE(fills(256, 36864, 5120));  // tail: 24 x 5 = 120
-  EXPECT_TRUE(fills(256, 18944, 3584));  // tail: 16 x 3 = 48
-  EXPECT_FALSE(fills(12, 4096, 4096));   // the GEMV-shaped path: no rounds of tiles
+  const auto fills = [](int64_t M, int64_t N, int64_t K) {
+    return prefill_fused_fills_its_rounds(prefill_fused_plan(M, N, K, true), M, N, K);
+  };
+  EXPECT_EQ(rounds(512, 8192, 4096), "128 in 1 x 132, slices of 4096");  // 64 tiles x 2 over M
+  EXPECT_TRUE(fills(512, 8192, 4096));
+  EXPECT_EQ(rounds(448, 53 * 128, 4096), "106 in 1 x 132, slices of 4096");  // 80.3 %
+  EXPECT_TRUE(fills(448, 53 * 128, 4096));
+  EXPECT_EQ(rounds(448, 52 * 128, 4096), "104 in 1 x 132, slices of 4096");  // 78.8 %
+  EXPECT_FALSE(fills(448, 52 * 128, 4096));
+  EXPECT_EQ(rounds(512, 4096, 8192), "128 in 1 x 132, slices of 4096");  // k2
+  EXPECT_TRUE(fills(512, 4096, 8192));
+  EXPECT_EQ(rounds(512, 4096, 8064), "128 in 1 x 132, slices of 4032");
+  EXPECT_FALSE(fills(512, 4096, 8064));
+  EXPECT_EQ(rounds(512, 14336, 4096), "224 in 2 x 132, slices of 4096");  // 84.8 % of two
+  EXPECT_TRUE(fills(512, 14336, 4096));
+  EXPECT_EQ(rounds(512, 12288, 4096), "192 in 2 x 132, slices of 4096");  // 72.7 %
+  EXPECT_FALSE(fills(512, 12288, 4096));
+  EXPECT_EQ(rounds(512, 5120, 6144), "240 in 2 x 132, slices of 2048");  // k3 over two rounds
+  EXPECT_FALSE(fills(512, 5120, 6144));
+  // A tail split: each launch its own rounds (264 whole tiles, then 24 in
+  // 5 slices); 148 tiles: 132, then 16 in 3 slices.
+  EXPECT_EQ(rounds(256, 36864, 5120), "384 in 3 x 132, slices of 5120");
+  EXPECT_EQ(rounds(256, 18944, 3584), "180 in 2 x 132, slices of 3584");
+  EXPECT_EQ(rounds(12, 4096, 4096), "0 in 0 x 0, slices of 0");  // the GEMV-shaped path
+  EXPECT_FALSE(fills(12, 4096, 4096));
   // The tail's parts: 23 whole tiles and the last 64 columns.
   EXPECT_EQ(prefill_fused_workspace_bytes(256, 36864 - 64, tail),
             std::size_t{5} * 256 * (23 * 128 + 64) * 4 + 16);

@@ -124,18 +124,19 @@ constexpr RoutePredicate kFusedAligned{
 constexpr RoutePredicate kFusedK128{
     "K % 128 == 0", [](const Problem& p, const Caps&) { return value("K", p.K); },
     [](const Problem& p, const Caps&) { return p.K % 128 == 0; }, "fused_k_not_multiple_of_128"};
-// The crossover's values: M, N, K, the device, and where the plan's last
-// round decides, the plan and how full that round is.
+// The crossover's values: M, N, K, the device, and where the plan's rounds
+// decide, the plan, how its blocks fill their rounds and its K slices.
 std::string crossover_values(const Problem& p, const Caps& c) {
   std::string s = value("M", p.M) + ", " + value("N", p.N) + ", " + value("K", p.K) +
                   (c.wgmma ? ", wgmma" : ", no wgmma");
-  if (!prefill_fused_round_decides(p.M, p.N, p.K, c)) return s;
+  if (!prefill_fused_rounds_decide(p.M, c)) return s;
   const FusedPlan plan = prefill_fused_plan(p.M, p.N, p.K, true);
-  const FusedLastRound r = prefill_fused_last_round(plan, p.M, p.N);
-  return s + ", plan " + prefill_fused_variant_name(plan) +
-         (r.split_over_rounds ? ": K split over several rounds"
-                              : ": last round " + std::to_string(r.blocks) + " of " +
-                                    std::to_string(r.slots) + " slots");
+  const FusedRounds r = prefill_fused_rounds(plan, p.M, p.N, p.K);
+  if (r.rounds == 0) return s;
+  return s + ", plan " + prefill_fused_variant_name(plan) + ": " + std::to_string(r.blocks) +
+         " blocks in " + std::to_string(r.rounds) + " x " + std::to_string(r.slots) + " slots (" +
+         std::to_string(100 * r.blocks / (r.rounds * r.slots)) + " %), K slices of " +
+         std::to_string(r.k_per_slice);
 }
 
 // The crossover with prefill_vec8 (dequant + cuBLAS GEMM), measured on the
@@ -147,38 +148,33 @@ std::string crossover_values(const Problem& p, const Caps& c) {
 // 64: 4096x4096 19.0 against 24.2 us, 14336x4096 42.7 against 79.9,
 // 4096x14336 40.0 against 82.7); at M = 128 it is slower on 14336x4096 (82.5
 // against 80.5) and within 2 % on 4096x4096 (27.8 against 28.4). With the
-// wgmma kernel above M = 64 (Caps::wgmma), first in the call of 09:01 UTC
-// 2026-12-02 and again in that of 09:55 UTC (PERF.md, "prefill_fused with
-// wgmma"; results/h200-bench-wgmma.json, h200-msweep-crossover-wgmma.json)
-// it is faster at M = 96 and 128 on all three shapes (M = 128: 4096x4096
-// 22.1 against 28.5 us, 14336x4096 59.8 against 80.7, 4096x14336 54.7
-// against 84.8), and in the calls of 2026-12-03 after 07:05 and 07:36 UTC
-// on all 25 weight shapes timed, 4096x4096 to 36864x5120 (M = 64, 96, 128;
-// results/h200-crossover-tail-upto128.json). Above M = 128 (w256n128; the
-// same calls, h200-crossover-above128.json and h200-crossover-tail-above128.json,
-// M = 129 to 512; then on the kernel with A's stepped copies, the call of
-// 2026-12-03 after 14:15 UTC, h200-crossover-copies.json, the same 24 weight
-// shapes at M = 129, 192, 256) it is faster up to M = 256, or within 1 %,
-// on weights of 24 Mi values or more whose plan fills its last round of 132
-// block slots to 80 % or more with K split in one round, or to 66 % with one
-// slice, or that splits its tail (e.g. 8192x5120 M = 256 56.3 against 65.5
-// us; 7168x7168 k2, 85 %: 69.6 against 77.1; 7168x4096 k2, 85 %: 47.3
-// against 47.1; 28672x4096 in one slice, 70 %: 146.8 against 174.1;
-// 18944x3584 with a tail round 36 % full: 95.6 against 99.4), and slower
-// or even on 4096x4096 (30.8 against 29.9 at M = 256), on split rounds 73 %
-// full (6144x4096 k2: 46.1 against 42.5) and on K split over several rounds
-// (12288x4096 k4: 91.0 against 74.7); slower everywhere from M = 320 (two
-// blocks over M, the calls before). A prefers, not a need: forcing takes it
-// at any M.
+// wgmma kernel above M = 64 (Caps::wgmma), it was faster at M = 64 to 128 on
+// all 25 weight shapes timed, 4096x4096 to 36864x5120 (the calls of
+// 2026-12-03 after 07:05 and 07:36 UTC, results/h200-crossover-tail-upto128.json).
+// With A's and W's codes brought by the TMA (2026-12-03, the call after
+// 21:19 UTC, results/h200-crossover-wtma.json; 24 weight shapes from
+// 4096x4096 to 36864x5120 at M = 129, 192, 256, 320, 384, 448, 512, 768 and
+// 1024; fused / vec8): faster at M = 129, 192 and 256 on 23 shapes (0.61 to
+// 0.96; 4096x4096 at 256: 0.96, 28.3 against 29.4 us), slower on one,
+// 12288x4096 (K split over three rounds: 1.02, 0.93, 1.10); slower at M =
+// 320 on 21 of 24 (two blocks over M with 62.5 % of their rows used), mixed
+// at 384 (6 of 24 faster); at 448 and 512 faster exactly where the plan's
+// blocks fill their rounds to 80 % or more in K slices of 4096 values or
+// more (prefill_fused_fills_its_rounds: 13 shapes, 0.79 to 0.95, e.g.
+// 14336x4096 at 512 114.6 against 128.9 us) and slower or tied on the other
+// 11 (4096x6144, slices of 3072: 0.99 and 1.00); at 768 and 1024 the same
+// rule would be wrong on 5 shapes (up to 1.11), so above 512 it stays vec8.
+// A prefers, not a need: forcing takes it at any M.
 constexpr RoutePredicate kFusedMAtMostCrossover{
-    "M <= 64, or M <= 128 with wgmma, or M <= 256 with wgmma, N x K >= 24 Mi and the plan "
-    "filling its last round",
+    "M <= 64, or M <= 256 with wgmma, or 448 <= M <= 512 with wgmma and the plan's blocks "
+    "filling their rounds to 80 % in K slices of 4096 or more",
     [](const Problem& p, const Caps& c) { return crossover_values(p, c); },
     [](const Problem& p, const Caps& c) { return prefill_fused_preferred(p.M, p.N, p.K, c); },
     "fused_m_above_crossover"};
-static_assert(kFusedMaxM == 64 && kFusedMaxMWgmma == 128 && kFusedMaxMWgmmaLarge == 256 &&
-                  kFusedLargeWeights == int64_t{24} << 20,
-              "kFusedMAtMostCrossover's statement says 64, 128, 256 and 24 Mi");
+static_assert(kFusedMaxM == 64 && kFusedMaxMWgmma == 256 && kFusedTwoBlocksMinM == 448 &&
+                  kFusedTwoBlocksMaxM == 512 && kFusedRoundFillPercent == 80 &&
+                  kFusedMinKPerSlice == 4096,
+              "kFusedMAtMostCrossover's statement says 64, 256, 448, 512, 80 % and 4096");
 constexpr RoutePredicate kFusedSm80{
     "sm >= 80", [](const Problem&, const Caps& c) { return value("sm", c.sm); },
     [](const Problem&, const Caps& c) { return c.sm >= kMinMmaSm; }, "fused_sm_below_80"};

@@ -84,8 +84,9 @@ TEST(RouteTable, ListingNamesEveryRouteItsReasonsAndNeeds) {
   EXPECT_NE(
       text.find("prefill_fused: fused_mma\n  needs: M > 0; N > 0; K > 0; block_size == 16; "
                 "A and B 16-byte, weight_scale 4-byte aligned; K % 128 == 0; sm >= 80\n"
-                "  taken (not forced) only where: M <= 64, or M <= 128 with wgmma, or M <= 256 "
-                "with wgmma, N x K >= 24 Mi and the plan filling its last round\n"),
+                "  taken (not forced) only where: M <= 64, or M <= 256 with wgmma, or 448 <= M "
+                "<= 512 with wgmma and the plan's blocks filling their rounds to 80 % in K slices "
+                "of 4096 or more\n"),
       std::string::npos)
       << text;
   EXPECT_NE(text.find("prefill_scalar: odd_block_size k_not_multiple_of_8 unaligned\n  needs: M > "
@@ -193,24 +194,26 @@ Meaning write_meaning(const std::string& statement) {
       {"block-scaled FP4 matmul available",
        {[](const Problem&, const Caps& c) { return c.native_fp4; },
         [](const Problem&, const Caps&) { return ""; }}},
-      {"M <= 64, or M <= 128 with wgmma, or M <= 256 with wgmma, N x K >= 24 Mi and the plan "
-       "filling its last round",
+      {"M <= 64, or M <= 256 with wgmma, or 448 <= M <= 512 with wgmma and the plan's blocks "
+       "filling their rounds to 80 % in K slices of 4096 or more",
        {[](const Problem& p, const Caps& c) {
-          return p.M <= 64 || (c.wgmma && p.M <= 128) ||
-                 (c.wgmma && p.M <= 256 && p.N * p.K >= 24 * 1024 * 1024 &&
-                  prefill_fused_fills_its_rounds(prefill_fused_plan(p.M, p.N, p.K, true), p.M,
-                                                 p.N));
+          return p.M <= 64 || (c.wgmma && p.M <= 256) ||
+                 (c.wgmma && p.M >= 448 && p.M <= 512 &&
+                  prefill_fused_fills_its_rounds(prefill_fused_plan(p.M, p.N, p.K, true), p.M, p.N,
+                                                 p.K));
         },
         [](const Problem& p, const Caps& c) {
           std::string s = "M = " + std::to_string(p.M) + ", N = " + std::to_string(p.N) +
                           ", K = " + std::to_string(p.K) + (c.wgmma ? ", wgmma" : ", no wgmma");
-          if (!c.wgmma || p.M <= 128 || p.M > 256 || p.N * p.K < 24 * 1024 * 1024) return s;
+          if (!c.wgmma || p.M < 448 || p.M > 512) return s;
           const FusedPlan plan = prefill_fused_plan(p.M, p.N, p.K, true);
-          const FusedLastRound r = prefill_fused_last_round(plan, p.M, p.N);
-          return s + ", plan " + prefill_fused_variant_name(plan) +
-                 (r.split_over_rounds ? std::string(": K split over several rounds")
-                                      : ": last round " + std::to_string(r.blocks) + " of " +
-                                            std::to_string(r.slots) + " slots");
+          const FusedRounds r = prefill_fused_rounds(plan, p.M, p.N, p.K);
+          if (r.rounds == 0) return s;
+          return s + ", plan " + prefill_fused_variant_name(plan) + ": " +
+                 std::to_string(r.blocks) + " blocks in " + std::to_string(r.rounds) + " x " +
+                 std::to_string(r.slots) + " slots (" +
+                 std::to_string(100 * r.blocks / (r.rounds * r.slots)) + " %), K slices of " +
+                 std::to_string(r.k_per_slice);
         }}},
       {"block_size even",
        {[](const Problem& p, const Caps&) { return p.block_size % 2 == 0; },
@@ -293,13 +296,14 @@ Caps device(int sm, bool native_fp4, bool wgmma = false) {
 // Problems around every predicate's edge, on devices around every capability edge.
 std::vector<Problem> problems() {
   std::vector<Problem> out;
-  for (int64_t M :
-       {int64_t{0}, int64_t{1}, int64_t{8}, int64_t{9}, kFusedMaxM, kFusedMaxM + 1, kFusedMaxMWgmma,
-        kFusedMaxMWgmma + 1, kFusedMaxMWgmmaLarge, kFusedMaxMWgmmaLarge + 1})
-    // 792 tiles of 128 rows (6 whole rounds of 132): N x K >= 24 Mi from K
-    // = 256 on, and not at K = 128 and below.
+  for (int64_t M : {int64_t{0}, int64_t{1}, int64_t{8}, int64_t{9}, kFusedMaxM, kFusedMaxM + 1,
+                    kFusedMaxMWgmma, kFusedMaxMWgmma + 1, kFusedTwoBlocksMinM - 1,
+                    kFusedTwoBlocksMinM, kFusedTwoBlocksMaxM, kFusedTwoBlocksMaxM + 1})
+    // 792 tiles of 128 rows: at M = 448..512 two blocks over M fill 12 whole
+    // rounds of 132, in K slices of 4096 values from K = 4096 on; the small
+    // N split K into slices below 4096 or leave rounds nearly empty.
     for (int64_t N : {int64_t{0}, int64_t{48}, int64_t{64}, int64_t{792} * 128})
-      for (int64_t K : {0, 40, 48, 64, 96, 128, 256, 260})
+      for (int64_t K : {0, 40, 48, 64, 96, 128, 256, 260, 4096, 8192})
         for (int64_t bs : {15, 16, 32})
           for (uint32_t a : {0u, 2u})
             for (uint32_t b : {0u, 2u, 4u})

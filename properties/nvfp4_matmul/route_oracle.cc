@@ -6,15 +6,15 @@ namespace nvfp4 {
 namespace {
 
 // Where the H200 measured prefill_fused faster than dequant + GEMM
-// (route_table.cc): M <= 64; with wgmma M <= 128, and M <= 256 on 24 Mi
-// weights or more whose plan fills its last round (the plan's own rule,
-// tested with the plan).
+// (route_table.cc): M <= 64; with wgmma M <= 256, and 448 <= M <= 512 where
+// the plan's blocks fill their rounds (the plan's own rule, tested with the
+// plan).
 bool fused_preferred_here(const CaseSpec& s, const Caps& caps) {
   if (s.M <= 64) return true;
-  if (!caps.wgmma || s.M > 256) return false;
-  return s.M <= 128 ||
-         (s.N * s.K >= 24 * 1024 * 1024 &&
-          prefill_fused_fills_its_rounds(prefill_fused_plan(s.M, s.N, s.K, true), s.M, s.N));
+  if (!caps.wgmma) return false;
+  if (s.M <= 256) return true;
+  return s.M >= 448 && s.M <= 512 &&
+         prefill_fused_fills_its_rounds(prefill_fused_plan(s.M, s.N, s.K, true), s.M, s.N, s.K);
 }
 
 }  // namespace
