@@ -157,13 +157,14 @@ std::string crossover_values(const Problem& p, const Caps& c) {
 // 1024; fused / vec8): faster at M = 129, 192 and 256 on 23 shapes (0.61 to
 // 0.96; 4096x4096 at 256: 0.96, 28.3 against 29.4 us), slower on one,
 // 12288x4096 (K split over three rounds: 1.02, 0.93, 1.10); slower at M =
-// 320 on 21 of 24 (two blocks over M with 62.5 % of their rows used), mixed
+// 320 on 23 of 24 (two blocks over M with 62.5 % of their rows used), mixed
 // at 384 (6 of 24 faster); at 448 and 512 faster exactly where the plan's
 // blocks fill their rounds to 80 % or more in K slices of 4096 values or
 // more (prefill_fused_fills_its_rounds: 13 shapes, 0.79 to 0.95, e.g.
 // 14336x4096 at 512 114.6 against 128.9 us) and slower or tied on the other
-// 11 (4096x6144, slices of 3072: 0.99 and 1.00); at 768 and 1024 the same
-// rule would be wrong on 5 shapes (up to 1.11), so above 512 it stays vec8.
+// 11 (4096x6144, slices of 3072: 0.99 and 1.00). At 384, 768 and 1024 the
+// same rule would take 7, 3 and 12 shapes where prefill_fused is slower (up
+// to 1.08, 1.05, 1.15), so it holds at 448..512 only.
 // A prefers, not a need: forcing takes it at any M.
 constexpr RoutePredicate kFusedMAtMostCrossover{
     "M <= 64, or M <= 256 with wgmma, or 448 <= M <= 512 with wgmma and the plan's blocks "
