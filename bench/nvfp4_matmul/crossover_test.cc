@@ -1,7 +1,9 @@
-// The route table's crossover above M = 128 held to the run that measured it
-// (results/h200-crossover-wtma.json, embedded by CMake): a change of
-// prefill_fused_preferred, of the plan, or of its thresholds that the run
-// does not back fails here until a new run is committed beside it.
+// The route table's crossover held to the runs that measured it (embedded by
+// CMake): results/h200-crossover-wtma.json above M = 128 on 16 Mi weights or
+// more, results/h200-crossover-small-weights.json at M = 9 to 256 on smaller
+// ones. A change of prefill_fused_preferred, of the plan, or of its
+// thresholds that the runs do not back fails here until a new run is
+// committed beside them.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -26,10 +28,10 @@ struct Measured {
   }
 };
 
-// The run's pairs of rows: prefill_fused and prefill_vec8, bias on, per shape and M.
-std::vector<Measured> crossover_run() {
-  if (kCrossoverRunCount != 1) throw std::logic_error("the crossover run was not embedded");
-  const nlohmann::json run = nlohmann::json::parse(kCrossoverRun[0].text);
+// A run's pairs of rows: prefill_fused and prefill_vec8, bias on, per shape and M.
+std::vector<Measured> crossover_run(std::size_t which) {
+  if (kCrossoverRunCount != 2) throw std::logic_error("the crossover runs were not embedded");
+  const nlohmann::json run = nlohmann::json::parse(kCrossoverRun[which].text);
   std::map<std::tuple<int64_t, int64_t, int64_t>, std::map<std::string, double>> by_problem;
   for (const auto& row : run.at("rows")) {
     const std::string name = row.at("name");
@@ -57,7 +59,7 @@ Caps h200() {
 }
 
 TEST(Crossover, TheRouteTableAgreesWithTheRunThatMeasuredIt) {
-  const std::vector<Measured> run = crossover_run();
+  const std::vector<Measured> run = crossover_run(0);
   ASSERT_EQ(run.size(), 24u * 9u) << "24 weight shapes at M = 129, 192, 256, 320, 384, 448, 512, "
                                      "768 and 1024";
   std::vector<std::string> slower_taken, faster_left;
@@ -80,6 +82,31 @@ TEST(Crossover, TheRouteTableAgreesWithTheRunThatMeasuredIt) {
   // where prefill_fused measured faster (best 0.877, 2048 x 16384 at 384);
   // no simple rule over the plan measured right there.
   EXPECT_EQ(faster_left.size(), 19u);
+}
+
+// Weights under 16 Mi values (the bands of kFusedBands): prefill_fused is
+// taken only where it measured faster, and what the bands leave is counted.
+TEST(Crossover, TheBandsAgreeWithTheRunOnSmallWeights) {
+  const std::vector<Measured> run = crossover_run(1);
+  ASSERT_EQ(run.size(), 17u * 10u) << "17 weight shapes at M = 9, 16, 32, 64, 96, 128, 160, 192, "
+                                      "224 and 256";
+  std::vector<std::string> slower_taken, faster_left;
+  for (const Measured& m : run) {
+    const bool fused = prefill_fused_preferred(m.M, m.N, m.K, h200());
+    if (fused && m.ratio() >= 1.0) slower_taken.push_back(m.name());
+    if (!fused && m.ratio() < 1.0) faster_left.push_back(m.name());
+  }
+  EXPECT_EQ(slower_taken, std::vector<std::string>{});
+  // Left to vec8 though prefill_fused measured faster: 19 cases, 16 of them
+  // 8 to 12.5 Mi weights at M = 160 to 256 (best 0.79, 4096 x 3072 at 160),
+  // where shapes of one size split both ways (12 Mi at M = 160: 0.79 to
+  // 1.13), and 1024 x 4096 at M = 96 and 128 (0.92, 0.97) and 1536 x 1536
+  // at 96 (0.98), beside 4 Mi shapes that lose there (up to 1.07).
+  EXPECT_EQ(faster_left.size(), 19u) << [&] {
+    std::string all;
+    for (const std::string& name : faster_left) all += name + "; ";
+    return all;
+  }();
 }
 
 }  // namespace

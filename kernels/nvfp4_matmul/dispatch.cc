@@ -71,8 +71,21 @@ bool prefill_fused_rounds_decide(int64_t M, const Caps& caps) {
   return caps.wgmma && M >= kFusedTwoBlocksMinM && M <= kFusedTwoBlocksMaxM;
 }
 
+namespace {
+// N x K >= least, without forming the product (N and K are whatever the
+// caller passed).
+bool weights_at_least(int64_t N, int64_t K, int64_t least) {
+  if (least <= 0) return true;
+  if (N <= 0 || K <= 0) return false;
+  return N >= (least + K - 1) / K;
+}
+}  // namespace
+
 bool prefill_fused_preferred(int64_t M, int64_t N, int64_t K, const Caps& caps) {
-  if (M <= kFusedMaxM || (caps.wgmma && M <= kFusedMaxMWgmma)) return true;
+  for (const FusedBand& band : kFusedBands) {
+    if (M > band.max_m) continue;
+    return (caps.wgmma || !band.needs_wgmma) && weights_at_least(N, K, band.min_weights);
+  }
   if (!prefill_fused_rounds_decide(M, caps)) return false;
   return prefill_fused_fills_its_rounds(prefill_fused_plan(M, N, K, true), M, N, K);
 }

@@ -58,16 +58,31 @@ std::string route_precondition_failure(Route route, const Problem& problem, cons
 
 // Where prefill_fused is faster than dequant + GEMM (prefill_vec8) on the
 // H200, so the chain prefers it (route_table.cc, kFusedMAtMostCrossover,
-// says where each bound was measured): up to kFusedMaxM; with wgmma
-// (Caps::wgmma, prefill_fused_wgmma.cuh) up to kFusedMaxMWgmma on any
-// weights, and from kFusedTwoBlocksMinM to kFusedTwoBlocksMaxM (two blocks
-// over M, their rows 87.5 % full or more) where the plan's blocks fill their
-// rounds (prefill_fused_fills_its_rounds). Elsewhere the GEMM's larger tiles
-// win.
-inline constexpr int64_t kFusedMaxM = 64;
-inline constexpr int64_t kFusedMaxMWgmma = 256;
+// says where each bound was measured): in bands of M, each on weights of
+// at least its number of values (N x K; small weights leave the fused
+// kernel's blocks too few to beat the dequant and the GEMM's small tiles),
+// and from kFusedTwoBlocksMinM to kFusedTwoBlocksMaxM (two blocks over M,
+// their rows 87.5 % full or more) where the plan's blocks fill their rounds
+// (prefill_fused_fills_its_rounds). Elsewhere the GEMM's larger tiles win.
+struct FusedBand {
+  int64_t max_m;        // the band holds M up to this (and above the band before)
+  int64_t min_weights;  // N x K values, at least
+  bool needs_wgmma;     // its M takes the wgmma kernel (Caps::wgmma)
+};
+inline constexpr FusedBand kFusedBands[] = {
+    {16, 0, false},
+    {32, int64_t{1} << 20, false},
+    {64, int64_t{1} << 23, false},
+    {128, int64_t{1} << 23, true},
+    {256, int64_t{1} << 24, true},
+};
+inline constexpr int64_t kFusedMaxM = 64;        // the last band of mma.sync alone
+inline constexpr int64_t kFusedMaxMWgmma = 256;  // the last band with wgmma
 inline constexpr int64_t kFusedTwoBlocksMinM = 448;
 inline constexpr int64_t kFusedTwoBlocksMaxM = 512;
+static_assert(kFusedBands[2].max_m == kFusedMaxM && kFusedBands[4].max_m == kFusedMaxMWgmma &&
+                  !kFusedBands[2].needs_wgmma && kFusedBands[3].needs_wgmma,
+              "kFusedMaxM and kFusedMaxMWgmma end the bands");
 bool prefill_fused_preferred(int64_t M, int64_t N, int64_t K, const Caps& caps);
 // Where the plan's rounds decide it: wgmma and kFusedTwoBlocksMinM <= M <=
 // kFusedTwoBlocksMaxM.

@@ -64,26 +64,44 @@ TEST(SelectRoute, FollowsTheDesignTable) {
       {problem(9, 64, 256, 16), sm(120, true), true, Route::native_sm120, "native_opted_in"},
       {problem(9, 64, 256, 16), sm(90), false, Route::prefill_fused, "fused_mma"},
       {problem(9, 64, 256, 16), sm(90), true, Route::prefill_fused, "fused_mma"},
-      // The crossover (kFusedMaxM) and one either side.
-      {problem(kFusedMaxM - 1, 64, 256, 16), sm(90), false, Route::prefill_fused, "fused_mma"},
-      {problem(kFusedMaxM, 64, 256, 16), sm(90), false, Route::prefill_fused, "fused_mma"},
-      {problem(kFusedMaxM + 1, 64, 256, 16), sm(90), false, Route::prefill_vec8,
+      // The bands (kFusedBands, results/h200-crossover-small-weights.json):
+      // each band's end and the first M past it, on weights at its least
+      // N x K and one row of W short of it. M <= 16 on any weights.
+      {problem(16, 64, 256, 16), sm(90), false, Route::prefill_fused, "fused_mma"},
+      {problem(17, 64, 256, 16), sm(90), false, Route::prefill_vec8, "fused_m_above_crossover"},
+      // M <= 32 from 2^20 weights (1024 x 1024: 0.89 at M = 32; 896 x 896: 1.16).
+      {problem(17, 1024, 1024, 16), sm(90), false, Route::prefill_fused, "fused_mma"},
+      {problem(32, 1024, 1024, 16), sm(90), false, Route::prefill_fused, "fused_mma"},
+      {problem(32, 1023, 1024, 16), sm(90), false, Route::prefill_vec8, "fused_m_above_crossover"},
+      {problem(32, 896, 896, 16), sm(90), false, Route::prefill_vec8, "fused_m_above_crossover"},
+      {problem(33, 1024, 1024, 16), sm(90), false, Route::prefill_vec8, "fused_m_above_crossover"},
+      // M <= 64 from 2^23 (2048 x 4096: 0.90 at M = 64; 2048 x 2048: 1.02).
+      {problem(33, 2048, 4096, 16), sm(90), false, Route::prefill_fused, "fused_mma"},
+      {problem(64, 2048, 4096, 16), sm(90), false, Route::prefill_fused, "fused_mma"},
+      {problem(64, 2047, 4096, 16), sm(90), false, Route::prefill_vec8, "fused_m_above_crossover"},
+      {problem(64, 2048, 2048, 16), sm(90), false, Route::prefill_vec8, "fused_m_above_crossover"},
+      // Past M = 64 only wgmma keeps prefill_fused, whatever the weights.
+      {problem(65, 2048, 4096, 16), sm(90), false, Route::prefill_vec8, "fused_m_above_crossover"},
+      {problem(65, 8192, 4096, 16), sm(90), false, Route::prefill_vec8, "fused_m_above_crossover"},
+      // With wgmma, M <= 128 from 2^23 (4096 x 2048: 0.97 at M = 128).
+      {problem(65, 2048, 4096, 16), sm90_wgmma(), false, Route::prefill_fused, "fused_mma"},
+      {problem(128, 4096, 2048, 16), sm90_wgmma(), false, Route::prefill_fused, "fused_mma"},
+      {problem(128, 4095, 2048, 16), sm90_wgmma(), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
-      // With wgmma (prefill_fused_wgmma.cuh) the crossover is kFusedMaxMWgmma
-      // on any weights, small and large.
-      {problem(kFusedMaxM + 1, 64, 256, 16), sm90_wgmma(), false, Route::prefill_fused,
-       "fused_mma"},
-      {problem(kFusedMaxMWgmma - 1, 64, 256, 16), sm90_wgmma(), false, Route::prefill_fused,
-       "fused_mma"},
-      {problem(kFusedMaxMWgmma, 64, 256, 16), sm90_wgmma(), false, Route::prefill_fused,
-       "fused_mma"},
-      {problem(kFusedMaxMWgmma + 1, 64, 256, 16), sm90_wgmma(), false, Route::prefill_vec8,
+      {problem(129, 4096, 2048, 16), sm90_wgmma(), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
-      {problem(kFusedMaxMWgmma, 12288, 4096, 16), sm90_wgmma(), false, Route::prefill_fused,
-       "fused_mma"},
-      {problem(kFusedMaxMWgmma, 4096, 4096, 16), sm90_wgmma(), false, Route::prefill_fused,
-       "fused_mma"},
-      {problem(kFusedMaxMWgmma + 1, 8192, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
+      // M <= 256 from 2^24 (4096 x 4096: 0.96 at M = 256; 3584 x 3584: 1.09).
+      {problem(129, 4096, 4096, 16), sm90_wgmma(), false, Route::prefill_fused, "fused_mma"},
+      {problem(256, 4096, 4096, 16), sm90_wgmma(), false, Route::prefill_fused, "fused_mma"},
+      {problem(256, 4095, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
+      {problem(256, 3584, 3584, 16), sm90_wgmma(), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
+      {problem(257, 4096, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
+      // The one measured loss the band takes (12288 x 4096: 1.10 at M = 256).
+      {problem(256, 12288, 4096, 16), sm90_wgmma(), false, Route::prefill_fused, "fused_mma"},
+      {problem(257, 8192, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
       // Two blocks over M (kFusedTwoBlocksMinM..kFusedTwoBlocksMaxM) where the
       // plan's blocks fill their rounds (8192 x 4096: 64 tiles x 2, 128 of
@@ -118,9 +136,6 @@ TEST(SelectRoute, FollowsTheDesignTable) {
       {problem(kFusedTwoBlocksMinM, 4096, 8064, 16), sm90_wgmma(), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
       {problem(kFusedTwoBlocksMinM, 4096, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
-       "fused_m_above_crossover"},
-      // Without wgmma the weights' size does not move kFusedMaxM.
-      {problem(kFusedMaxM + 1, 8192, 4096, 16), sm(90), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
       {problem(9, 64, 256, 16), sm(75), false, Route::prefill_vec8, "fused_sm_below_80"},
       {problem(4, 64, 256, 32), sm(90), false, Route::prefill_vec8, "fused_block_size_not_16"},
@@ -253,24 +268,27 @@ TEST(SelectRoute, ForcingPrefillFusedPassesItsCrossover) {
             "");
   const Decision natural = explain_route(problem(kFusedMaxM + 1, 64, 256, 16), sm(90), {});
   const std::string crossover =
-      "prefill_fused passed over: M <= 64, or M <= 256 with wgmma, or 448 <= M <= 512 with wgmma "
+      "prefill_fused passed over: M <= 16, or M <= 32 with N x K >= 2^20, or M <= 64 (128 with "
+      "wgmma) "
+      "with N x K >= 2^23, or M <= 256 with wgmma and N x K >= 2^24, or 448 <= M <= 512 with wgmma "
       "and the plan's blocks filling their rounds to 80 % in K slices of 4096 or more ";
   EXPECT_NE(natural.detail.find(crossover + "(M = " + std::to_string(kFusedMaxM + 1) +
-                                ", N = 64, K = 256, no wgmma) fails"),
+                                ", N = 64, K = 256, no wgmma, N x K = 16384) fails"),
             std::string::npos)
       << natural.detail;
   const Decision with_wgmma =
       explain_route(problem(kFusedMaxMWgmma + 1, 64, 256, 16), sm90_wgmma(), {});
   EXPECT_NE(with_wgmma.detail.find(crossover + "(M = " + std::to_string(kFusedMaxMWgmma + 1) +
-                                   ", N = 64, K = 256, wgmma) fails"),
+                                   ", N = 64, K = 256, wgmma, N x K = 16384) fails"),
             std::string::npos)
       << with_wgmma.detail;
   // Where the plan's rounds decide, the explanation names the plan, how its
   // blocks fill their rounds and its K slices.
   const Decision partial = explain_route(problem(448, 12288, 4096, 16), sm90_wgmma(), {});
-  EXPECT_NE(partial.detail.find(crossover +
-                                "(M = 448, N = 12288, K = 4096, wgmma, plan w256n128: 192 blocks "
-                                "in 2 x 132 slots (72 %), K slices of 4096) fails"),
+  EXPECT_NE(partial.detail.find(
+                crossover +
+                "(M = 448, N = 12288, K = 4096, wgmma, N x K = 50331648, plan w256n128: 192 blocks "
+                "in 2 x 132 slots (72 %), K slices of 4096) fails"),
             std::string::npos)
       << partial.detail;
   const Decision thin = explain_route(problem(512, 4096, 4096, 16), sm90_wgmma(), {});

@@ -2,6 +2,8 @@
 // codes, variant, runner and flags, written once.
 #include "kernels/nvfp4_matmul/route_table.h"
 
+#include <cstdint>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -129,6 +131,7 @@ constexpr RoutePredicate kFusedK128{
 std::string crossover_values(const Problem& p, const Caps& c) {
   std::string s = value("M", p.M) + ", " + value("N", p.N) + ", " + value("K", p.K) +
                   (c.wgmma ? ", wgmma" : ", no wgmma");
+  if (p.N > 0 && p.K > 0 && p.N <= INT64_MAX / p.K) s += ", N x K = " + std::to_string(p.N * p.K);
   if (!prefill_fused_rounds_decide(p.M, c)) return s;
   const FusedPlan plan = prefill_fused_plan(p.M, p.N, p.K, true);
   const FusedRounds r = prefill_fused_rounds(plan, p.M, p.N, p.K);
@@ -165,13 +168,32 @@ std::string crossover_values(const Problem& p, const Caps& c) {
 // 11 (4096x6144, slices of 3072: 0.99 and 1.00). At 384, 768 and 1024 the
 // same rule would take 7, 3 and 12 shapes where prefill_fused is slower (up
 // to 1.08, 1.05, 1.15), so it holds at 448..512 only.
+// Every one of those shapes holds 16 Mi weights or more. On smaller ones
+// (2026-12-04, the call after 16:31 UTC, results/h200-crossover-small-weights.json;
+// 17 shapes from 896x896 to 4096x4096 at M = 9 to 256) prefill_fused's
+// blocks are too few: faster at M = 9 and 16 on all 17 (0.43 to 0.83), at
+// M = 32 on all but 896x896 (1.16; 1024x1024 0.89), at M = 64, 96 and 128
+// on every shape of 8 Mi weights or more (0.66 to 0.99; 4 Mi: 0.92 to 1.69),
+// at M = 160 to 256 on 4096x4096 alone of the 17 (0.75 to 0.96; 12 Mi
+// shapes 0.79 to 1.17, 8 Mi 1.01 to 1.31). So the bands (kFusedBands): M
+// <= 16 any weights, M <= 32 from 1 Mi, M <= 64 (128 with wgmma) from 8 Mi,
+// M <= 256 with wgmma from 16 Mi. M = 17..31 and 33..63 were not measured:
+// they take their band's bound.
 // A prefers, not a need: forcing takes it at any M.
 constexpr RoutePredicate kFusedMAtMostCrossover{
-    "M <= 64, or M <= 256 with wgmma, or 448 <= M <= 512 with wgmma and the plan's blocks "
-    "filling their rounds to 80 % in K slices of 4096 or more",
+    "M <= 16, or M <= 32 with N x K >= 2^20, or M <= 64 (128 with wgmma) with N x K >= 2^23, "
+    "or M <= 256 with wgmma and N x K >= 2^24, or 448 <= M <= 512 with wgmma and the plan's "
+    "blocks filling their rounds to 80 % in K slices of 4096 or more",
     [](const Problem& p, const Caps& c) { return crossover_values(p, c); },
     [](const Problem& p, const Caps& c) { return prefill_fused_preferred(p.M, p.N, p.K, c); },
     "fused_m_above_crossover"};
+static_assert(kFusedBands[0].max_m == 16 && kFusedBands[0].min_weights == 0 &&
+                  kFusedBands[1].max_m == 32 && kFusedBands[1].min_weights == 1 << 20 &&
+                  kFusedBands[2].max_m == 64 && kFusedBands[2].min_weights == 1 << 23 &&
+                  kFusedBands[3].max_m == 128 && kFusedBands[3].min_weights == 1 << 23 &&
+                  kFusedBands[4].max_m == 256 && kFusedBands[4].min_weights == 1 << 24 &&
+                  std::size(kFusedBands) == 5,
+              "kFusedMAtMostCrossover's statement says these bands");
 static_assert(kFusedMaxM == 64 && kFusedMaxMWgmma == 256 && kFusedTwoBlocksMinM == 448 &&
                   kFusedTwoBlocksMaxM == 512 && kFusedRoundFillPercent == 80 &&
                   kFusedMinKPerSlice == 4096,

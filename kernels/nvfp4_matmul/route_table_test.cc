@@ -82,11 +82,13 @@ TEST(RouteTable, ListingNamesEveryRouteItsReasonsAndNeeds) {
       std::string::npos)
       << text;
   EXPECT_NE(
-      text.find("prefill_fused: fused_mma\n  needs: M > 0; N > 0; K > 0; block_size == 16; "
-                "A and B 16-byte, weight_scale 4-byte aligned; K % 128 == 0; sm >= 80\n"
-                "  taken (not forced) only where: M <= 64, or M <= 256 with wgmma, or 448 <= M "
-                "<= 512 with wgmma and the plan's blocks filling their rounds to 80 % in K slices "
-                "of 4096 or more\n"),
+      text.find(
+          "prefill_fused: fused_mma\n  needs: M > 0; N > 0; K > 0; block_size == 16; "
+          "A and B 16-byte, weight_scale 4-byte aligned; K % 128 == 0; sm >= 80\n"
+          "  taken (not forced) only where: M <= 16, or M <= 32 with N x K >= 2^20, or M <= 64 "
+          "(128 with wgmma) with N x K >= 2^23, or M <= 256 with wgmma and N x K >= 2^24, or "
+          "448 <= M <= 512 with wgmma and the plan's blocks filling their rounds to 80 % in "
+          "K slices of 4096 or more\n"),
       std::string::npos)
       << text;
   EXPECT_NE(text.find("prefill_scalar: odd_block_size k_not_multiple_of_8 unaligned\n  needs: M > "
@@ -194,10 +196,15 @@ Meaning write_meaning(const std::string& statement) {
       {"block-scaled FP4 matmul available",
        {[](const Problem&, const Caps& c) { return c.native_fp4; },
         [](const Problem&, const Caps&) { return ""; }}},
-      {"M <= 64, or M <= 256 with wgmma, or 448 <= M <= 512 with wgmma and the plan's blocks "
-       "filling their rounds to 80 % in K slices of 4096 or more",
+      {"M <= 16, or M <= 32 with N x K >= 2^20, or M <= 64 (128 with wgmma) with N x K >= 2^23, "
+       "or M <= 256 with wgmma and N x K >= 2^24, or 448 <= M <= 512 with wgmma and the plan's "
+       "blocks filling their rounds to 80 % in K slices of 4096 or more",
        {[](const Problem& p, const Caps& c) {
-          return p.M <= 64 || (c.wgmma && p.M <= 256) ||
+          // Exact in a double for every N and K here (products under 2^53).
+          const double w = static_cast<double>(p.N) * static_cast<double>(p.K);
+          return p.M <= 16 || (p.M <= 32 && w >= 1048576.0) || (p.M <= 64 && w >= 8388608.0) ||
+                 (c.wgmma && p.M <= 128 && w >= 8388608.0) ||
+                 (c.wgmma && p.M <= 256 && w >= 16777216.0) ||
                  (c.wgmma && p.M >= 448 && p.M <= 512 &&
                   prefill_fused_fills_its_rounds(prefill_fused_plan(p.M, p.N, p.K, true), p.M, p.N,
                                                  p.K));
@@ -205,6 +212,7 @@ Meaning write_meaning(const std::string& statement) {
         [](const Problem& p, const Caps& c) {
           std::string s = "M = " + std::to_string(p.M) + ", N = " + std::to_string(p.N) +
                           ", K = " + std::to_string(p.K) + (c.wgmma ? ", wgmma" : ", no wgmma");
+          if (p.N > 0 && p.K > 0) s += ", N x K = " + std::to_string(p.N * p.K);
           if (!c.wgmma || p.M < 448 || p.M > 512) return s;
           const FusedPlan plan = prefill_fused_plan(p.M, p.N, p.K, true);
           const FusedRounds r = prefill_fused_rounds(plan, p.M, p.N, p.K);
@@ -296,13 +304,18 @@ Caps device(int sm, bool native_fp4, bool wgmma = false) {
 // Problems around every predicate's edge, on devices around every capability edge.
 std::vector<Problem> problems() {
   std::vector<Problem> out;
-  for (int64_t M : {int64_t{0}, int64_t{1}, int64_t{8}, int64_t{9}, kFusedMaxM, kFusedMaxM + 1,
-                    kFusedMaxMWgmma, kFusedMaxMWgmma + 1, kFusedTwoBlocksMinM - 1,
+  for (int64_t M : {int64_t{0}, int64_t{1}, int64_t{8}, int64_t{9}, int64_t{16}, int64_t{17},
+                    int64_t{32}, int64_t{33}, kFusedMaxM, kFusedMaxM + 1, int64_t{128},
+                    int64_t{129}, kFusedMaxMWgmma, kFusedMaxMWgmma + 1, kFusedTwoBlocksMinM - 1,
                     kFusedTwoBlocksMinM, kFusedTwoBlocksMaxM, kFusedTwoBlocksMaxM + 1})
     // 792 tiles of 128 rows: at M = 448..512 two blocks over M fill 12 whole
     // rounds of 132, in K slices of 4096 values from K = 4096 on; the small
-    // N split K into slices below 4096 or leave rounds nearly empty.
-    for (int64_t N : {int64_t{0}, int64_t{48}, int64_t{64}, int64_t{792} * 128})
+    // N split K into slices below 4096 or leave rounds nearly empty. With K
+    // = 128, N = 8192, 65536 and 131072 put N x K at 2^20, 2^23 and 2^24
+    // (the bands' least weights), and one row fewer just under.
+    for (int64_t N :
+         {int64_t{0}, int64_t{48}, int64_t{64}, int64_t{8191}, int64_t{8192}, int64_t{65535},
+          int64_t{65536}, int64_t{131071}, int64_t{131072}, int64_t{792} * 128})
       for (int64_t K : {0, 40, 48, 64, 96, 128, 256, 260, 4096, 8192})
         for (int64_t bs : {15, 16, 32})
           for (uint32_t a : {0u, 2u})

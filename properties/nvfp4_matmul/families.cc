@@ -1287,6 +1287,16 @@ Caps with_wgmma() {
   return c;
 }
 
+// The case forced onto prefill_fused where the chain would pass it over
+// for its weights' size (kFusedBands): the family runs the fused kernels on
+// weights small enough for the host executor, and the chain takes
+// prefill_fused on such weights only up to M = 16.
+CaseSpec fused_anyway(CaseSpec c) {
+  const Caps caps = c.options.simulated_caps ? *c.options.simulated_caps : with_wgmma();
+  if (!prefill_fused_preferred(c.M, c.N, c.K, caps)) c.options.force_route = Route::prefill_fused;
+  return c;
+}
+
 // The steps of K the largest slice holds.
 int64_t fused_slice_steps(const CaseSpec& s, const CaseVerdict& v) {
   const int64_t slices = fused_plan(v).k_slices;
@@ -1331,33 +1341,33 @@ Family prefill_fused() {
                 const int64_t cols = fused_facts(v).cols;
                 return took_fused_kernel(v) && s.N > cols && s.N % cols != 0;
               });
-  const auto crossover =
-      add_aim(f, "M == kFusedMaxM (" + str(kFusedMaxM) + "): prefill_fused for fused_mma",
-              [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
-                return s.M == kFusedMaxM && took_reason(v, Route::prefill_fused, "fused_mma");
-              });
-  const auto crossover_wgmma = add_aim(
-      f,
-      "M == kFusedMaxMWgmma (" + str(kFusedMaxMWgmma) + ") with wgmma: prefill_fused for fused_mma",
+  // The executed side of the crossover (kFusedBands): M = 16 on the least
+  // weights, and M = 32 on 2^20 of them (8192 x 128); the bands on larger
+  // weights are decided in dispatch_test and timed on the GPU (crossover_test).
+  const auto crossover = add_aim(
+      f, "M == 16, the last M on weights of any size: prefill_fused for fused_mma",
       [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
-        return s.M == kFusedMaxMWgmma && took_reason(v, Route::prefill_fused, "fused_mma");
+        return s.M == kFusedBands[0].max_m && took_reason(v, Route::prefill_fused, "fused_mma");
       });
-  // Past the crossover (M > kFusedMaxM) the chain takes prefill_vec8, so the
-  // larger block shapes are forced (the crossover is a preference, not a
-  // need), with caps without wgmma so that the mma.sync shapes run there.
+  const auto crossover_weights =
+      add_aim(f, "M == 32 on N x K == 2^20: prefill_fused for fused_mma",
+              [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
+                return s.M == kFusedBands[1].max_m && s.N * s.K == kFusedBands[1].min_weights &&
+                       took_reason(v, Route::prefill_fused, "fused_mma");
+              });
+  // Past the crossover the chain takes prefill_vec8, so the block shapes are
+  // forced (the crossover is a preference, not a need); above M = 64 with
+  // caps without wgmma, so that the mma.sync shapes run there.
   const auto force = [](CaseSpec c) {
-    if (c.M > kFusedMaxM) {
-      c.options.force_route = Route::prefill_fused;
-      c.options.simulated_caps = without_wgmma();
-    }
-    return c;
+    if (c.M > kFusedMaxM) c.options.simulated_caps = without_wgmma();
+    return fused_anyway(c);
   };
   aimed(f, make_case("", 9, 32, 128, 16, DType::fp16, true, false, 1), {blocks[0], short_stage});
   aimed(f, make_case("", 16, 65, 640, 16, DType::bf16, false, true, 2),
         {blocks[0], split, short_stage, n_past});
   aimed(f, make_case("", 13, 20, 2560, 16, DType::fp16, true, false, 2), {blocks[0], split});
-  aimed(f, make_case("", 17, 31, 1024, 16, DType::fp16, true, true, 3), {blocks[1], split});
-  aimed(f, make_case("", 32, 130, 1152, 16, DType::bf16, true, false, 4),
+  aimed(f, force(make_case("", 17, 31, 1024, 16, DType::fp16, true, true, 3)), {blocks[1], split});
+  aimed(f, force(make_case("", 32, 130, 1152, 16, DType::bf16, true, false, 4)),
         {blocks[1], split, short_stage, n_past});
   aimed(f, force(make_case("", 33, 65, 256, 16, DType::fp16, false, false, 5)), {blocks[2]});
   aimed(f, force(make_case("", 64, 7, 2304, 16, DType::bf16, true, true, 6)),
@@ -1369,14 +1379,16 @@ Family prefill_fused() {
   aimed(f, force(make_case("", 129, 16, 1280, 16, DType::bf16, false, false, 8)),
         {blocks[3], split, m_blocks});
   aimed(f, force(make_case("", 40, 8, 128, 16, DType::fp16, true, true, 9)), {blocks[2]});
-  aimed(f, make_case("", kFusedMaxM, 8, 128, 16, DType::fp16, true, true, 9), {crossover});
+  aimed(f, make_case("", 16, 8, 128, 16, DType::fp16, true, true, 9), {crossover});
+  aimed(f, make_case("", 32, 8192, 128, 16, DType::bf16, false, true, 17), {crossover_weights});
   // w128n128 (prefill_fused_wgmma.cuh): half a tile of A, two blocks over N the
   // last of 2 rows, K split; an odd stage count in slices. w256n128 (its two
   // tiles of A, forced past the crossover): rows past M in the second tile
   // and more stages than its pipeline holds; two blocks over M.
-  aimed(f, make_case("", 65, 130, 1280, 16, DType::bf16, true, false, 12),
+  aimed(f, fused_anyway(make_case("", 65, 130, 1280, 16, DType::bf16, true, false, 12)),
         {blocks[4], n_past, split});
-  aimed(f, make_case("", 128, 64, 1792, 16, DType::fp16, false, true, 13), {blocks[4], split});
+  aimed(f, fused_anyway(make_case("", 128, 64, 1792, 16, DType::fp16, false, true, 13)),
+        {blocks[4], split});
   {
     CaseSpec c = make_case("", 130, 136, 1024, 16, DType::bf16, false, true, 14);
     c.options.force_route = Route::prefill_fused;
@@ -1386,11 +1398,6 @@ Family prefill_fused() {
     CaseSpec c = make_case("", 300, 136, 768, 16, DType::fp16, true, false, 16);
     c.options.force_route = Route::prefill_fused;
     aimed(f, c, {blocks[5], deep, n_past, m_blocks});
-  }
-  {
-    CaseSpec c = make_case("", kFusedMaxMWgmma, 8, 128, 16, DType::bf16, true, true, 15);
-    c.options.simulated_caps = with_wgmma();
-    aimed(f, c, {crossover_wgmma});
   }
   // The GEMV-shaped path (gemv_mma_slices.cuh, two groups of A's rows).
   const auto gemv = [](const CaseSpec&, const CaseVerdict& v) {
@@ -1418,7 +1425,8 @@ Family prefill_fused() {
   f.random = cases(
       f.name,
       [](const std::vector<int64_t>& d) {
-        return make_case("", d[0], d[1], 128 * d[2], 16, DType::fp16, false, false, 1);
+        return fused_anyway(
+            make_case("", d[0], d[1], 128 * d[2], 16, DType::fp16, false, false, 1));
       },
       dims({uniform(9, kFusedMaxM), in(1, 72), uniform(1, 10)}));
   f.targets = {{{Route::prefill_fused}, 1.0}};
@@ -1478,6 +1486,10 @@ Family fused_miss() {
     aimed(f, c, {sm});
   }
   {
+    // Either side of the executed crossover's other half: M = 17 on the
+    // least weights, and M = 32 one row of W under 2^20.
+    aimed(f, make_case("", 17, 8, 128, 16, DType::bf16, false, false, 8), {above});
+    aimed(f, make_case("", 32, 8191, 128, 16, DType::fp16, true, false, 9), {above});
     CaseSpec c = make_case("", kFusedMaxM + 1, 8, 128, 16, DType::bf16, true, true, 8);
     c.options.simulated_caps = without_wgmma();
     aimed(f, c, {above});

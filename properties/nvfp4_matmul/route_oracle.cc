@@ -6,13 +6,18 @@ namespace nvfp4 {
 namespace {
 
 // Where the H200 measured prefill_fused faster than dequant + GEMM
-// (route_table.cc): M <= 64; with wgmma M <= 256, and 448 <= M <= 512 where
-// the plan's blocks fill their rounds (the plan's own rule, tested with the
-// plan).
+// (route_table.cc): M <= 16 on any weights; M <= 32 on 2^20 weights (N x K)
+// or more; M <= 64 on 2^23 or more, and with wgmma M <= 128 on 2^23 and M <=
+// 256 on 2^24, and 448 <= M <= 512 where the plan's blocks fill their
+// rounds (the plan's own rule, tested with the plan).
 bool fused_preferred_here(const CaseSpec& s, const Caps& caps) {
-  if (s.M <= 64) return true;
+  const double weights = static_cast<double>(s.N) * static_cast<double>(s.K);  // exact here
+  if (s.M <= 16) return true;
+  if (s.M <= 32) return weights >= 1024.0 * 1024;
+  if (s.M <= 64) return weights >= 8.0 * 1024 * 1024;
   if (!caps.wgmma) return false;
-  if (s.M <= 256) return true;
+  if (s.M <= 128) return weights >= 8.0 * 1024 * 1024;
+  if (s.M <= 256) return weights >= 16.0 * 1024 * 1024;
   return s.M >= 448 && s.M <= 512 &&
          prefill_fused_fills_its_rounds(prefill_fused_plan(s.M, s.N, s.K, true), s.M, s.N, s.K);
 }
