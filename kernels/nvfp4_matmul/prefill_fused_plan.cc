@@ -108,6 +108,11 @@ FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K, bool wgmma) {
     return is_wgmma_shape(shape) && M <= f.rows ? with_tail(M, K, shape, f, blocks, slots)
                                                 : FusedPlan{shape, 1};
   }
+  // A wgmma shape whose blocks already fill kFusedNoSplitFillPercent of the
+  // slots takes K whole: the model's split costs more than it says there.
+  if (is_wgmma_shape(shape) && blocks * 100 >= kFusedNoSplitFillPercent * slots) {
+    return {shape, 1};
+  }
   const int64_t most = most_slices(M, K);
   // The wgmma kernel's parts cost half what the model says of the mma.sync
   // shapes'. On the H200 (PERF.md, "prefill_fused with wgmma": the calls of

@@ -54,6 +54,16 @@ inline constexpr int32_t kFusedMaxKSlices = 8;
 // parts fit in half the operator's [N, K] scratch (k_slices * 4 * M <= K). With wgmma and
 // more tiles over N than multiprocessors (one block over M), the tiles past the last whole
 // round may take a split of their own (tail_tiles; same model, same limits).
+// A wgmma shape whose blocks over M and N fill kFusedNoSplitFillPercent of
+// the slots or more takes K in one slice, whatever the model says: on the
+// H200 (2026-12-04, the call after 16:55 UTC, results/h200-plan-splits.json)
+// the model split 12288 x 4096's 96 blocks (73 %) in 4 at M = 96 to 256,
+// 48.6 to 83.2 us where one slice took 41.4 to 59.6 (0.72 to 0.85x), and
+// 11008 x 4096's 86 (65 %) at M = 128 and 256 (43.8 against 41.8, 65.9
+// against 59.1); at 80 blocks (61 %, 10240 x 4096) its splits and one slice
+// were within 3 % but at M = 256 (63.8 against 59.8), and at 64 (48 %) its
+// splits won by up to 25 % (8192 x 4096, M = 128: 30.5 against 40.6).
+inline constexpr int64_t kFusedNoSplitFillPercent = 65;
 FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K, bool wgmma);
 
 // How the plan's blocks fill their rounds of block slots

@@ -288,6 +288,14 @@ TEST(PrefillFusedPlan, ShapeByMSlicesByTheBlocksLeft) {
   EXPECT_EQ(plan(256, 4096, 14336, true), "w256n128/k4");
   EXPECT_EQ(plan(512, 4096, 4096, true), "w256n128/k2");
   EXPECT_EQ(plan(1024, 4096, 4096, true), "w256n128");
+  // K whole where the blocks fill kFusedNoSplitFillPercent (65 %) of the
+  // slots: 86 tiles (65.2 %) and 96 do, 85 (64.4 %) and 80 take the model's split.
+  EXPECT_EQ(plan(256, 86 * 128, 4096, true), "w256n128");
+  EXPECT_EQ(plan(129, 12288, 4096, true), "w256n128");
+  EXPECT_EQ(plan(128, 12288, 4096, true), "w128n128");
+  EXPECT_EQ(plan(256, 85 * 128, 4096, true), "w256n128/k3");
+  EXPECT_EQ(plan(128, 85 * 128, 4096, true), "w128n128/k3");
+  EXPECT_NE(plan(256, 10240, 4096, true), "w256n128");
   // More tiles over N than multiprocessors, with wgmma and one block over
   // M: the tiles past the last whole round split along K (tail_tiles).
   EXPECT_EQ(plan(256, 36864, 5120, true), "w256n128/tail-k5");  // 288 tiles: 24 past 2 rounds

@@ -304,18 +304,14 @@ Caps device(int sm, bool native_fp4, bool wgmma = false) {
 // Problems around every predicate's edge, on devices around every capability edge.
 std::vector<Problem> problems() {
   std::vector<Problem> out;
-  for (int64_t M : {int64_t{0}, int64_t{1}, int64_t{8}, int64_t{9}, int64_t{16}, int64_t{17},
-                    int64_t{32}, int64_t{33}, kFusedMaxM, kFusedMaxM + 1, int64_t{128},
-                    int64_t{129}, kFusedMaxMWgmma, kFusedMaxMWgmma + 1, kFusedTwoBlocksMinM - 1,
-                    kFusedTwoBlocksMinM, kFusedTwoBlocksMaxM, kFusedTwoBlocksMaxM + 1})
+  for (int64_t M :
+       {int64_t{0}, int64_t{1}, int64_t{8}, int64_t{9}, int64_t{16}, int64_t{17}, kFusedMaxM,
+        kFusedMaxM + 1, kFusedMaxMWgmma, kFusedMaxMWgmma + 1, kFusedTwoBlocksMinM - 1,
+        kFusedTwoBlocksMinM, kFusedTwoBlocksMaxM, kFusedTwoBlocksMaxM + 1})
     // 792 tiles of 128 rows: at M = 448..512 two blocks over M fill 12 whole
     // rounds of 132, in K slices of 4096 values from K = 4096 on; the small
-    // N split K into slices below 4096 or leave rounds nearly empty. With K
-    // = 128, N = 8192, 65536 and 131072 put N x K at 2^20, 2^23 and 2^24
-    // (the bands' least weights), and one row fewer just under.
-    for (int64_t N :
-         {int64_t{0}, int64_t{48}, int64_t{64}, int64_t{8191}, int64_t{8192}, int64_t{65535},
-          int64_t{65536}, int64_t{131071}, int64_t{131072}, int64_t{792} * 128})
+    // N split K into slices below 4096 or leave rounds nearly empty.
+    for (int64_t N : {int64_t{0}, int64_t{48}, int64_t{64}, int64_t{792} * 128})
       for (int64_t K : {0, 40, 48, 64, 96, 128, 256, 260, 4096, 8192})
         for (int64_t bs : {15, 16, 32})
           for (uint32_t a : {0u, 2u})
@@ -333,6 +329,19 @@ std::vector<Problem> problems() {
                   p.scales_address_mod4 = scales;
                   out.push_back(p);
                 }
+  // The bands of weights (kFusedBands): each band's end and the M past it,
+  // on N x K at 2^20, 2^23 and 2^24 (K = 128: N = 8192, 65536, 131072) and
+  // one row of W under each, aligned, block_size 16.
+  for (int64_t M : {16, 17, 32, 33, 64, 65, 128, 129, 256, 257})
+    for (int64_t N : {8191, 8192, 65535, 65536, 131071, 131072})
+      for (int64_t K : {128, 256}) {
+        Problem p;
+        p.M = M;
+        p.N = N;
+        p.K = K;
+        p.block_size = 16;
+        out.push_back(p);
+      }
   return out;
 }
 
