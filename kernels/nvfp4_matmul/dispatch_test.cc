@@ -99,7 +99,8 @@ TEST(SelectRoute, FollowsTheDesignTable) {
        "fused_m_above_crossover"},
       {problem(257, 4096, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
-      // The one measured loss the band takes (12288 x 4096: 1.10 at M = 256).
+      // 12288 x 4096, the band's one loss under the plan's old split (1.10 at
+      // M = 256); with K whole 0.79 (kFusedNoSplitFillPercent).
       {problem(256, 12288, 4096, 16), sm90_wgmma(), false, Route::prefill_fused, "fused_mma"},
       {problem(257, 8192, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
        "fused_m_above_crossover"},

@@ -159,7 +159,9 @@ std::string crossover_values(const Problem& p, const Caps& c) {
 // 4096x4096 to 36864x5120 at M = 129, 192, 256, 320, 384, 448, 512, 768 and
 // 1024; fused / vec8): faster at M = 129, 192 and 256 on 23 shapes (0.61 to
 // 0.96; 4096x4096 at 256: 0.96, 28.3 against 29.4 us), slower on one,
-// 12288x4096 (K split over three rounds: 1.02, 0.93, 1.10); slower at M =
+// 12288x4096 (K split over three rounds: 1.02, 0.93, 1.10; with K whole,
+// kFusedNoSplitFillPercent, 0.81, 0.75, 0.79 on 2026-12-04,
+// results/h200-crossover-nosplit.json); slower at M =
 // 320 on 23 of 24 (two blocks over M with 62.5 % of their rows used), mixed
 // at 384 (6 of 24 faster); at 448 and 512 faster exactly where the plan's
 // blocks fill their rounds to 80 % or more in K slices of 4096 values or
