@@ -30,24 +30,30 @@ struct Measured {
   }
 };
 
-// A run's pairs of rows: prefill_fused and prefill_vec8, bias on, per shape and M.
-std::vector<Measured> crossover_run(std::size_t which) {
+// A run's rows by problem (M, N, K): each row's kernel time under its name
+// without the problem's id ("prefill_fused bias", "prefill_fused w256n128/k2").
+using RowsByProblem =
+    std::map<std::tuple<int64_t, int64_t, int64_t>, std::map<std::string, double>>;
+RowsByProblem rows_by_problem(std::size_t which) {
   if (kCrossoverRunCount != 3) throw std::logic_error("the crossover runs were not embedded");
   const nlohmann::json run = nlohmann::json::parse(kCrossoverRun[which].text);
-  std::map<std::tuple<int64_t, int64_t, int64_t>, std::map<std::string, double>> by_problem;
+  RowsByProblem by_problem;
   for (const auto& row : run.at("rows")) {
     const std::string name = row.at("name");
-    for (const char* route : {"prefill_fused bias ", "prefill_vec8 bias "}) {
-      if (name.rfind(route, 0) == 0) {
-        by_problem[{row.at("M"), row.at("N"), row.at("K")}][route] = row.at("kernel_us");
-      }
-    }
+    const std::string what = name.substr(0, name.rfind(' '));
+    by_problem[{row.at("M"), row.at("N"), row.at("K")}][what] = row.at("kernel_us");
   }
+  return by_problem;
+}
+
+// A run's pairs of rows: prefill_fused and prefill_vec8, bias on, per shape and M.
+std::vector<Measured> crossover_run(std::size_t which) {
   std::vector<Measured> out;
-  for (const auto& [problem, us] : by_problem) {
-    if (us.size() != 2) continue;
-    out.push_back({std::get<0>(problem), std::get<1>(problem), std::get<2>(problem),
-                   us.at("prefill_fused bias "), us.at("prefill_vec8 bias ")});
+  for (const auto& [problem, us] : rows_by_problem(which)) {
+    const auto fused = us.find("prefill_fused bias"), vec8 = us.find("prefill_vec8 bias");
+    if (fused == us.end() || vec8 == us.end()) continue;
+    out.push_back({std::get<0>(problem), std::get<1>(problem), std::get<2>(problem), fused->second,
+                   vec8->second});
   }
   return out;
 }
@@ -119,15 +125,7 @@ TEST(Crossover, TheBandsAgreeWithTheRunOnSmallWeights) {
 // takes K whole, one slice is within 3 % of the fastest split timed and
 // faster than prefill_vec8.
 TEST(Crossover, ThePlansOneSliceRuleAgreesWithTheRunThatMeasuredIt) {
-  if (kCrossoverRunCount != 3) FAIL() << "the crossover runs were not embedded";
-  const nlohmann::json run = nlohmann::json::parse(kCrossoverRun[2].text);
-  std::map<std::tuple<int64_t, int64_t, int64_t>, std::map<std::string, double>> by_problem;
-  for (const auto& row : run.at("rows")) {
-    const std::string name = row.at("name");
-    const std::string id = name.substr(name.rfind(' ') + 1);
-    const std::string what = name.substr(0, name.size() - id.size() - 1);
-    by_problem[{row.at("M"), row.at("N"), row.at("K")}][what] = row.at("kernel_us");
-  }
+  const RowsByProblem by_problem = rows_by_problem(2);
   ASSERT_EQ(by_problem.size(), 50u);
   int whole = 0;
   for (const auto& [problem, us] : by_problem) {
@@ -136,8 +134,8 @@ TEST(Crossover, ThePlansOneSliceRuleAgreesWithTheRunThatMeasuredIt) {
     const std::string shape = prefill_fused_variant_name({plan.shape, 1});
     const std::string label =
         std::to_string(N) + "x" + std::to_string(K) + " at M = " + std::to_string(M);
-    const int64_t blocks = (N + 127) / 128 * ((M + 255) / 256);  // w128n128 / w256n128 tiles
-    if (blocks * 100 < kFusedNoSplitFillPercent * kFusedPlanMultiprocessors) continue;
+    const FusedRounds one_slice = prefill_fused_rounds({plan.shape, 1}, M, N, K);
+    if (one_slice.blocks * 100 < kFusedNoSplitFillPercent * one_slice.slots) continue;
     ++whole;
     EXPECT_EQ(plan.k_slices, 1) << label;
     double fastest = 1e30;

@@ -76,13 +76,12 @@ inline constexpr FusedBand kFusedBands[] = {
     {128, int64_t{1} << 23, true},
     {256, int64_t{1} << 24, true},
 };
-inline constexpr int64_t kFusedMaxM = 64;        // the last band of mma.sync alone
-inline constexpr int64_t kFusedMaxMWgmma = 256;  // the last band with wgmma
+inline constexpr int64_t kFusedMaxM = kFusedBands[2].max_m;       // the last band of mma.sync alone
+inline constexpr int64_t kFusedMaxMWgmma = kFusedBands[4].max_m;  // the last band with wgmma
 inline constexpr int64_t kFusedTwoBlocksMinM = 448;
 inline constexpr int64_t kFusedTwoBlocksMaxM = 512;
-static_assert(kFusedBands[2].max_m == kFusedMaxM && kFusedBands[4].max_m == kFusedMaxMWgmma &&
-                  !kFusedBands[2].needs_wgmma && kFusedBands[3].needs_wgmma,
-              "kFusedMaxM and kFusedMaxMWgmma end the bands");
+static_assert(!kFusedBands[2].needs_wgmma && kFusedBands[3].needs_wgmma,
+              "kFusedMaxM ends the bands without wgmma");
 bool prefill_fused_preferred(int64_t M, int64_t N, int64_t K, const Caps& caps);
 // Where the plan's rounds decide it: wgmma and kFusedTwoBlocksMinM <= M <=
 // kFusedTwoBlocksMaxM.
