@@ -311,6 +311,30 @@ struct DeviceCtx {
     __trap();
 #endif
   }
+  // tma_load_2d with an L2 hint for data read once (a weight stream): its
+  // lines are the L2's first to go (createpolicy evict_first), so that what
+  // is read again (the activations every tile reads) stays. On the H200 it
+  // made prefill_fused_wgmma 0.3 to 5.6 % faster at M = 128 and 256 on seven
+  // weight shapes, none slower (PERF.md, 2026-12-04); storing the K slices'
+  // parts evict_last as well made the split plans 2 to 5 % slower (not kept).
+  __device__ __forceinline__ void tma_load_2d_streaming(void* shared_dst, const TensorMap2d& map,
+                                                        int32_t col, int32_t row,
+                                                        uint64_t* bar) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared_dst));
+    const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(bar));
+    uint64_t policy;
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+        ".L2::cache_hint [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+        "l"(reinterpret_cast<uint64_t>(map.encoded)), "r"(col), "r"(row), "r"(at), "l"(policy)
+        : "memory");
+#else
+    (void)shared_dst, (void)map, (void)col, (void)row, (void)bar;
+    __trap();
+#endif
+  }
   // ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16 (sm_75+): lane l gives
   // the 16-byte row l % 8 of matrix l / 8; out[i] is lane l's pair of
   // matrix i: row l / 4, columns 2 (l % 4) and + 1, or with kTranspose

@@ -176,6 +176,11 @@ class HostCtx {
   void prefetch_tensor_map(const TensorMap2d&) {}
   void tma_load_2d(void* shared_dst, const TensorMap2d& map, int32_t col, int32_t row,
                    uint64_t* bar);
+  // tma_load_2d: the L2 hint (device_ctx.cuh) is the GPU's alone.
+  void tma_load_2d_streaming(void* shared_dst, const TensorMap2d& map, int32_t col, int32_t row,
+                             uint64_t* bar) {
+    tma_load_2d(shared_dst, map, col, row, bar);
+  }
 
  private:
   friend class HostBlock;

@@ -32,7 +32,7 @@
 //                                                       -> sm_90's TMA: an arrival that expects
 //     `bytes` of copies on the phase, and a box of a 2-D tensor map (tensor_map.h) copied
 //     into shared memory, its bytes counted down on `bar`; the host executor holds kernels
-//     to their rules
+//     to their rules; tma_load_2d_streaming(...) the same with an L2 evict-first hint
 //   prefetch_tensor_map(map)                            -> prefetch.tensormap (a hint)
 //   wait_prior_grid() launch_dependents()              -> programmatic dependent launch
 //     (LaunchShape::overlaps_prior_grid): wait for the grid before this one,

@@ -83,8 +83,8 @@ TEST_P(Tma, EveryBoxLandsAsTheMapSays) {
       {128, 32, TmaSwizzle::b64, 8, 16, "inside, 64-byte swizzle"},
       {128, 32, TmaSwizzle::b64, 80, 120, "past the last column and row, 64-byte swizzle"},
   };
-  for (const TmaOrder order :
-       {TmaOrder::legal, TmaOrder::copy_then_expect, TmaOrder::one_waits_then_barrier}) {
+  for (const TmaOrder order : {TmaOrder::legal, TmaOrder::copy_then_expect,
+                               TmaOrder::legal_streaming, TmaOrder::one_waits_then_barrier}) {
     for (const Box& b : boxes) {
       const TensorMap2d map = make_tensor_map_2d(src.data(), 2, kRows, kCols, kRowBytes, b.box_rows,
                                                  b.box_cols, b.swizzle);

@@ -1,5 +1,5 @@
 // A test-only kernel of one TMA box (kernel_ctx.h: mbarrier_arrive_expect_tx,
-// tma_load_2d): thread 0 sets up an mbarrier, expects the box's bytes on it
+// tma_load_2d, tma_load_2d_streaming): thread 0 sets up an mbarrier, expects the box's bytes on it
 // and copies the box at (col, row) of a 2-D tensor map into shared memory;
 // the block waits on the phase and writes the box out as it lies in shared
 // memory (swizzled or not, zeros past the matrix), so that the GPU's layout
@@ -21,6 +21,7 @@ namespace test_kernels {
 enum class TmaOrder : uint8_t {
   legal,                   // expect_tx, the copy, every thread waits
   copy_then_expect,        // legal too: the copy before the arrival that expects its bytes
+  legal_streaming,         // legal: as `legal`, the copy tma_load_2d_streaming (an L2 hint)
   one_waits_then_barrier,  // legal: thread 0 waits, a block barrier orders the others after it
   no_wait,                 // the threads read the box without waiting on the phase
   one_waits_no_barrier,    // thread 0 waits; the others read with no barrier after its wait
@@ -73,6 +74,9 @@ struct TmaBox {
         ctx.tma_load_2d(box, p.map, p.col, p.row, bar);
         ctx.tma_load_2d(box, p.map, p.col, p.row, bar);
         ctx.mbarrier_arrive_expect_tx(bar, 2 * expect);
+      } else if (p.order == TmaOrder::legal_streaming) {
+        ctx.mbarrier_arrive_expect_tx(bar, expect);
+        ctx.tma_load_2d_streaming(box, p.map, p.col, p.row, bar);
       } else {
         ctx.mbarrier_arrive_expect_tx(bar, expect);
         ctx.tma_load_2d(box, p.map, p.col, p.row, bar);

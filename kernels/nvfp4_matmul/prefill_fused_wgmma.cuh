@@ -184,8 +184,8 @@ struct PrefillFusedWgmmaTiles {
     const int64_t k0 = (tile.slice.first + stage) * kStepK;
     if (tid == 0) {
       ctx.mbarrier_arrive_expect_tx(w_bar, kWBytes);
-      ctx.tma_load_2d(slot + w_offset(0), p.w_map, static_cast<int32_t>(k0 / 2),
-                      static_cast<int32_t>(tile.n0), w_bar);
+      ctx.tma_load_2d_streaming(slot + w_offset(0), p.w_map, static_cast<int32_t>(k0 / 2),
+                                static_cast<int32_t>(tile.n0), w_bar);
       ctx.mbarrier_arrive_expect_tx(a_bar, kABytes);
       NVH_UNROLL
       for (int t = 0; t < kATiles; ++t) {
