@@ -6,10 +6,11 @@
 // finished first), then does what prefill_fused does with one slice: the
 // fast path's 2^p restore, the bias, one rounding (store_gemv_output).
 //
-// A grid-stride loop over groups of outputs: four consecutive outputs of a
-// row a thread where N % 4 == 0 (the parts read 16 bytes at a time, one
-// division for the row), else one; consecutive threads read consecutive
-// floats of each part and write consecutive outputs.
+// Four consecutive outputs of a row a thread where the launch's columns
+// are a multiple of 4 (the parts read 16 bytes at a time; grid.x over a
+// row's groups, grid.y over rows), else one in a grid-stride loop;
+// consecutive threads read consecutive floats of each part and write
+// consecutive outputs.
 //
 // Launched to overlap prefill_fused (programmatic dependent launch, sm_90
 // on): its launch and the scheduling of its blocks hide behind the first
@@ -32,8 +33,16 @@ namespace nvfp4 {
 struct PrefillFusedSum {
   using Params = PrefillFusedParams;
   static constexpr uint32_t kMaxBlockThreads = 256;
+  // Four blocks (32 warps) an SM: the parts' loads wait on the L2, and
+  // with ptxas's 96 registers two blocks left a scheduler 3.5 warps, none
+  // ready two cycles in three (Nsight Compute, H200, 2026-12-04). With the
+  // 2-D grid and the loads first, the calls that split K measured 0.6 to
+  // 3.4 % faster and the replay 1.1 % (PERF.md).
+  static constexpr int kMinBlocksPerSM = 4;
+  // Rows of Y a launch covers at once (grid.y); a grid-stride loop past it.
+  static constexpr int64_t kMaxGridRows = 65535;
   // Enough blocks to cover the outputs of the plans' shapes in one pass on a
-  // large GPU; the loop covers the rest.
+  // large GPU; the loop covers the rest (outputs one at a time).
   static constexpr int64_t kMaxBlocks = 4096;
 
   // Outputs a thread adds at a time: 4 when a row of the parts holds whole
@@ -42,12 +51,20 @@ struct PrefillFusedSum {
   // else 1.
   NVH_HD static int64_t group(const Params& p) { return p.cols() % 4 == 0 ? 4 : 1; }
 
+  // Groups of 4: grid.x over a row's groups, grid.y over rows, so a thread
+  // finds its output without a 64-bit division. Else one output a thread
+  // in a grid-stride loop.
   static nvh::LaunchShape shape(const Params& p) {
-    const int64_t groups = p.M * p.cols() / group(p);
-    const int64_t blocks = (groups + kMaxBlockThreads - 1) / kMaxBlockThreads;
     nvh::LaunchShape s;
     s.block = {kMaxBlockThreads, 1, 1};
-    s.grid = {static_cast<uint32_t>(blocks < kMaxBlocks ? blocks : kMaxBlocks), 1, 1};
+    if (group(p) == 4) {
+      const int64_t row_groups = p.cols() / 4;
+      s.grid = {static_cast<uint32_t>((row_groups + kMaxBlockThreads - 1) / kMaxBlockThreads),
+                static_cast<uint32_t>(p.M < kMaxGridRows ? p.M : kMaxGridRows), 1};
+    } else {
+      const int64_t blocks = (p.M * p.cols() + kMaxBlockThreads - 1) / kMaxBlockThreads;
+      s.grid = {static_cast<uint32_t>(blocks < kMaxBlocks ? blocks : kMaxBlocks), 1, 1};
+    }
     s.overlaps_prior_grid = true;
     return s;
   }
@@ -58,19 +75,20 @@ struct PrefillFusedSum {
     const float restore =
         GemvMma::fast_g<kKind>(gs) ? GemvMma::fast_scales<kKind>(gs).restore : 1.0f;
     const int64_t cols = p.cols(), outputs = p.M * cols;
-    const int64_t stride = int64_t{ctx.grid_dim().x} * kMaxBlockThreads;
-    const int64_t first = int64_t{ctx.block_idx().x} * kMaxBlockThreads + ctx.thread_idx().x;
     if (NVFP4_PROBE(group(p) == 4)) {
-      for (int64_t o = 4 * first; NVFP4_PROBE(o < outputs); o += 4 * stride) {
-        float sum[4];
-        add_parts4(p, outputs, o, sum);
-        const int64_t m = o / cols, n = p.n_begin + o % cols;
+      const int64_t c = 4 * (int64_t{ctx.block_idx().x} * kMaxBlockThreads + ctx.thread_idx().x);
+      if (NVFP4_PROBE(c >= cols)) return;
+      for (int64_t m = ctx.block_idx().y; NVFP4_PROBE(m < p.M); m += ctx.grid_dim().y) {
+        float sum[4] = {};  // add_parts4 sets each from slice 0
+        add_parts4(p, outputs, m * cols + c, sum);
         for (int j = 0; j < 4; ++j) {
-          store_gemv_output<kKind>(p, nvh::mul_rn(sum[j], restore), m, n + j);
+          store_gemv_output<kKind>(p, nvh::mul_rn(sum[j], restore), m, p.n_begin + c + j);
         }
       }
       return;
     }
+    const int64_t stride = int64_t{ctx.grid_dim().x} * kMaxBlockThreads;
+    const int64_t first = int64_t{ctx.block_idx().x} * kMaxBlockThreads + ctx.thread_idx().x;
     for (int64_t o = first; NVFP4_PROBE(o < outputs); o += stride) {
       float sum = nvh::load_generic_f32(p.parts + o);
       for (int32_t z = 1; NVFP4_PROBE(z < p.k_slices); ++z) {
@@ -81,20 +99,42 @@ struct PrefillFusedSum {
   }
 
   // Outputs o..o + 3 summed over the parts in slice order, each as the
-  // one-output loop adds it.
+  // one-output loop adds it. Up to kLoadRun slices (prefill_fused's plans
+  // have at most kFusedMaxKSlices) every part's load is issued before the
+  // first add (the loop unrolled, loads past k_slices not made): one wait on
+  // the L2 a group, not one a slice. More (gemv_mma's sliced layout, 9 to
+  // 19 on the H200's shapes) keep the loop a slice at a time, which
+  // measured 1.4 to 2.5 % faster there (PERF.md, 2026-12-04).
+  static constexpr int32_t kLoadRun = 8;
   NVH_HD static void add_parts4(const Params& p, int64_t outputs, int64_t o, float sum[4]) {
-    nvh::U32x4 v = nvh::load_generic_u32x4(p.parts + o);
+    if (NVFP4_PROBE(p.k_slices <= kLoadRun)) {
+      nvh::U32x4 v[kLoadRun] = {};  // those past k_slices unread
+      NVH_UNROLL
+      for (int32_t z = 0; z < kLoadRun; ++z) {
+        if (z < p.k_slices) v[z] = nvh::load_generic_u32x4(p.parts + z * outputs + o);
+      }
+      set_sums(v[0], sum);
+      NVH_UNROLL
+      for (int32_t z = 1; z < kLoadRun; ++z) {
+        if (z < p.k_slices) add_sums(v[z], sum);
+      }
+      return;
+    }
+    set_sums(nvh::load_generic_u32x4(p.parts + o), sum);
+    for (int32_t z = 1; z < p.k_slices; ++z)
+      add_sums(nvh::load_generic_u32x4(p.parts + z * outputs + o), sum);
+  }
+  NVH_HD static void set_sums(const nvh::U32x4& v, float sum[4]) {
     sum[0] = nvh::bits_to_float(v.x);
     sum[1] = nvh::bits_to_float(v.y);
     sum[2] = nvh::bits_to_float(v.z);
     sum[3] = nvh::bits_to_float(v.w);
-    for (int32_t z = 1; z < p.k_slices; ++z) {
-      v = nvh::load_generic_u32x4(p.parts + z * outputs + o);
-      sum[0] = nvh::add_rn(sum[0], nvh::bits_to_float(v.x));
-      sum[1] = nvh::add_rn(sum[1], nvh::bits_to_float(v.y));
-      sum[2] = nvh::add_rn(sum[2], nvh::bits_to_float(v.z));
-      sum[3] = nvh::add_rn(sum[3], nvh::bits_to_float(v.w));
-    }
+  }
+  NVH_HD static void add_sums(const nvh::U32x4& v, float sum[4]) {
+    sum[0] = nvh::add_rn(sum[0], nvh::bits_to_float(v.x));
+    sum[1] = nvh::add_rn(sum[1], nvh::bits_to_float(v.y));
+    sum[2] = nvh::add_rn(sum[2], nvh::bits_to_float(v.z));
+    sum[3] = nvh::add_rn(sum[3], nvh::bits_to_float(v.w));
   }
 
   template <class Ctx>
