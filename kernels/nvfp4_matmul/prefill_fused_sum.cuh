@@ -37,7 +37,9 @@ struct PrefillFusedSum {
   // with ptxas's 96 registers two blocks left a scheduler 3.5 warps, none
   // ready two cycles in three (Nsight Compute, H200, 2026-12-04). With the
   // 2-D grid and the loads first, the calls that split K measured 0.6 to
-  // 3.4 % faster and the replay 1.1 % (PERF.md).
+  // 3.4 % faster and the replay 1.1 %, though the sum on its own (Nsight
+  // Compute, one launch) was not faster: the gain is in the call, where it
+  // is launched to overlap the first kernel (PERF.md).
   static constexpr int kMinBlocksPerSM = 4;
   // Rows of Y a launch covers at once (grid.y); a grid-stride loop past it.
   static constexpr int64_t kMaxGridRows = 65535;
