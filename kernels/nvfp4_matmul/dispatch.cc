@@ -72,12 +72,13 @@ bool prefill_fused_rounds_decide(int64_t M, const Caps& caps) {
 }
 
 namespace {
-// N x K >= least, without forming the product (N and K are whatever the
-// caller passed).
+// N x K >= least for whatever N and K the caller passed (a product past
+// int64 is more than any least).
 bool weights_at_least(int64_t N, int64_t K, int64_t least) {
   if (least <= 0) return true;
   if (N <= 0 || K <= 0) return false;
-  return N >= (least + K - 1) / K;
+  int64_t values = 0;
+  return __builtin_mul_overflow(N, K, &values) || values >= least;
 }
 }  // namespace
 

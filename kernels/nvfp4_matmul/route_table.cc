@@ -131,7 +131,10 @@ constexpr RoutePredicate kFusedK128{
 std::string crossover_values(const Problem& p, const Caps& c) {
   std::string s = value("M", p.M) + ", " + value("N", p.N) + ", " + value("K", p.K) +
                   (c.wgmma ? ", wgmma" : ", no wgmma");
-  if (p.N > 0 && p.K > 0 && p.N <= INT64_MAX / p.K) s += ", N x K = " + std::to_string(p.N * p.K);
+  int64_t values = 0;
+  if (p.N > 0 && p.K > 0 && !__builtin_mul_overflow(p.N, p.K, &values)) {
+    s += ", N x K = " + std::to_string(values);
+  }
   if (!prefill_fused_rounds_decide(p.M, c)) return s;
   const FusedPlan plan = prefill_fused_plan(p.M, p.N, p.K, true);
   const FusedRounds r = prefill_fused_rounds(plan, p.M, p.N, p.K);
