@@ -21,9 +21,33 @@ namespace nvh {
 namespace {
 
 using test_kernels::WgmmaTile;
-using Fault = WgmmaTile::Fault;
+using Fault = test_kernels::WgmmaFault;
 
 class Wgmma : public OnBackend {};
+
+// Runs tile kernel T (wgmma's N = T::kCols) and counts the outputs that
+// differ from A B computed here (exact: small integers).
+template <class T>
+int wrong_outputs(Backend& backend, HalfKind kind, Fault fault) {
+  Buffer out(backend, T::kRows * T::kCols * 4, "out");
+  launch<T>(backend, T::shape(), {out.as<float>(), kind, fault});
+  backend.synchronize();
+  const std::vector<float> got = out.download_as<float>(T::kRows * T::kCols);
+  int wrong = 0;
+  for (int row = 0; row < T::kRows; ++row) {
+    for (int col = 0; col < T::kCols; ++col) {
+      float want = 0.0f;
+      for (int k = 0; k < T::kK; ++k) want += T::a_value(row, k) * T::b_value(k, col);
+      if (got[row * T::kCols + col] != want && ++wrong <= 5) {
+        ADD_FAILURE() << "N = " << T::kCols << ": D[" << row << "][" << col
+                      << "] = " << got[row * T::kCols + col] << ", want " << want
+                      << (kind == HalfKind::fp16 ? " (fp16)" : " (bf16)")
+                      << (fault != Fault::none ? ", tile handed over by an mbarrier" : "");
+      }
+    }
+  }
+  return wrong;
+}
 
 TEST_P(Wgmma, EveryThreadHoldsItsPartOfABInBothKinds) {
   if (GetParam() == "cuda" && backend().caps().sm() != 90) {
@@ -34,24 +58,18 @@ TEST_P(Wgmma, EveryThreadHoldsItsPartOfABInBothKinds) {
        {std::pair{HalfKind::fp16, Fault::none}, std::pair{HalfKind::bf16, Fault::none},
         std::pair{HalfKind::bf16, Fault::handed_over},
         std::pair{HalfKind::fp16, Fault::fenced_then_handed_over}}) {
-    Buffer out(backend(), WgmmaTile::kRows * WgmmaTile::kCols * 4, "out");
-    launch<WgmmaTile>(backend(), WgmmaTile::shape(), {out.as<float>(), kind, fault});
-    backend().synchronize();
-    const std::vector<float> got = out.download_as<float>(WgmmaTile::kRows * WgmmaTile::kCols);
-    int wrong = 0;
-    for (int row = 0; row < WgmmaTile::kRows; ++row) {
-      for (int col = 0; col < WgmmaTile::kCols; ++col) {
-        float want = 0.0f;  // exact: small integers
-        for (int k = 0; k < WgmmaTile::kK; ++k)
-          want += WgmmaTile::a_value(row, k) * WgmmaTile::b_value(k, col);
-        if (got[row * WgmmaTile::kCols + col] != want && ++wrong <= 5) {
-          ADD_FAILURE() << "D[" << row << "][" << col << "] = " << got[row * WgmmaTile::kCols + col]
-                        << ", want " << want << (kind == HalfKind::fp16 ? " (fp16)" : " (bf16)")
-                        << (fault != Fault::none ? ", tile handed over by an mbarrier" : "");
-        }
-      }
-    }
-    EXPECT_EQ(wrong, 0);
+    EXPECT_EQ(wrong_outputs<WgmmaTile>(backend(), kind, fault), 0);
+  }
+}
+
+// N = 256 (prefill_fused_wgmma's two tiles of A in one wgmma): B's 256
+// columns in the same swizzled layout, accumulators d[0..127].
+TEST_P(Wgmma, TheWgmmaOfN256HoldsItsLayoutInBothKinds) {
+  if (GetParam() == "cuda" && backend().caps().sm() != 90) {
+    GTEST_SKIP() << "wgmma needs sm_90a; this GPU is sm_" << backend().caps().sm();
+  }
+  for (HalfKind kind : {HalfKind::fp16, HalfKind::bf16}) {
+    EXPECT_EQ(wrong_outputs<test_kernels::WgmmaTileOf<256>>(backend(), kind, Fault::none), 0);
   }
 }
 

@@ -5,4 +5,6 @@
 namespace nvh {
 template void launch_on_cuda<test_kernels::WgmmaTile>(Backend&, const LaunchShape&,
                                                       const test_kernels::WgmmaTile::Params&);
+template void launch_on_cuda<test_kernels::WgmmaTileOf<256>>(
+    Backend&, const LaunchShape&, const test_kernels::WgmmaTileOf<256>::Params&);
 }  // namespace nvh

@@ -1,6 +1,6 @@
 // A test-only kernel for the warpgroup mma (kernel_ctx.h: wgmma_fence,
-// wgmma_m64k16<128>, wgmma_commit, wgmma_wait, fence_proxy_async). One
-// warpgroup writes a 64 k x 128 column B tile into shared memory in the
+// wgmma_m64k16<N>, wgmma_commit, wgmma_wait, fence_proxy_async). One
+// warpgroup writes a 64 k x N column B tile into shared memory in the
 // 128-byte-swizzled layout (device_ctx.cuh), makes it visible to the async
 // proxy, builds A (64 rows x 64 k) as each warp's m16n8k16 fragments and
 // issues four wgmmas (16 k each) as one group, then stores D = A B. Every
@@ -17,35 +17,39 @@
 namespace nvh {
 namespace test_kernels {
 
-struct WgmmaTile {
-  enum class Fault : uint8_t {
-    none,
-    no_wgmma_fence,          // the wgmmas issued with no wgmma_fence before them
-    a_changed_in_flight,     // thread 5 changes an A register before the wait
-    acc_changed_in_flight,   // thread 6 writes an accumulator before the wait
-    b_written_in_flight,     // thread 7 writes B[0][0] before the wait
-    b_misaligned,            // the B tile 16 bytes past its 1024-byte atom
-    exit_in_flight,          // no wgmma_wait
-    no_proxy_fence,          // the B tile written with no fence_proxy_async
-    no_barrier_after_fence,  // fenced, but no barrier before the wgmmas
-    // Legal: the tile handed over through an mbarrier (every thread arrives
-    // after its stores and waits on the phase), then the reader's fence.
-    handed_over,
-    handed_over_no_fence,  // the same without the fence after the wait
-    // Legal: each thread fences its stores, then arrives; the readers wait
-    // on the phase and need no fence of their own.
-    fenced_then_handed_over,
-    fenced_handed_over_no_wait,    // the same with no wait: no reader is ordered after the fences
-    handed_over_fence_before_wait  // the fence between the arrive and the wait, not after the wait
-  };
+enum class WgmmaFault : uint8_t {
+  none,
+  no_wgmma_fence,          // the wgmmas issued with no wgmma_fence before them
+  a_changed_in_flight,     // thread 5 changes an A register before the wait
+  acc_changed_in_flight,   // thread 6 writes an accumulator before the wait
+  b_written_in_flight,     // thread 7 writes B[0][0] before the wait
+  b_misaligned,            // the B tile 16 bytes past its 1024-byte atom
+  exit_in_flight,          // no wgmma_wait
+  no_proxy_fence,          // the B tile written with no fence_proxy_async
+  no_barrier_after_fence,  // fenced, but no barrier before the wgmmas
+  // Legal: the tile handed over through an mbarrier (every thread arrives
+  // after its stores and waits on the phase), then the reader's fence.
+  handed_over,
+  handed_over_no_fence,  // the same without the fence after the wait
+  // Legal: each thread fences its stores, then arrives; the readers wait
+  // on the phase and need no fence of their own.
+  fenced_then_handed_over,
+  fenced_handed_over_no_wait,    // the same with no wait: no reader is ordered after the fences
+  handed_over_fence_before_wait  // the fence between the arrive and the wait, not after the wait
+};
+
+// kColsArg: wgmma's N, 128 (the faults' tile) or 256.
+template <int kColsArg = 128>
+struct WgmmaTileOf {
+  using Fault = WgmmaFault;
   struct Params {
     float* out;  // [64 rows][128 columns]
     HalfKind kind;
     Fault fault;
   };
   static constexpr uint32_t kMaxBlockThreads = 128;
-  static constexpr int kRows = 64, kCols = 128, kK = 64;
-  // The tile (128 rows of 128 bytes), 1024 bytes to align it, and an
+  static constexpr int kRows = 64, kCols = kColsArg, kK = 64;
+  // The tile (kCols rows of 128 bytes), 1024 bytes to align it, and an
   // mbarrier after it.
   static constexpr uint32_t kSharedBytes = kCols * 128 + 1024 + 8;
 
@@ -132,6 +136,7 @@ struct WgmmaTile {
     }
   }
 };
+using WgmmaTile = WgmmaTileOf<128>;
 
 }  // namespace test_kernels
 }  // namespace nvh

@@ -427,7 +427,8 @@ TEST(PrefillFusedLayout, AQuarterWarpsReadsHitEveryBankOnce) {
 
 // prefill_fused_wgmma.cuh's stage: A's rows are wgmma's B tile (device_ctx.cuh:
 // row r's k-chunk j at (r / 8) * 1024 + (r % 8) * 128 + 16 (j ^ r % 8) of a
-// 1024-byte-aligned half), every (row, chunk) of A and W has its own slot,
+// 1024-byte-aligned half), all kTileRows of them one tile a half (one wgmma
+// of N = kTileRows a k16 step), every (row, chunk) of A and W has its own slot,
 // the scales follow, and a quarter-warp's 16-byte reads of W's rows (8 rows
 // of 64 bytes, where the TMA's 64-byte swizzle puts their chunks) hit every
 // bank once.
@@ -437,21 +438,22 @@ void expect_wgmma_stage_layout() {
   for (uint32_t r = 0; r < F::kTileRows; ++r) {
     for (uint32_t c = 0; c < 16; ++c) {
       const uint32_t half = c / 8, j = c % 8;
-      const uint32_t tile = r / 128, rt = r % 128;  // each 128 rows a tile wgmma reads whole
-      EXPECT_EQ(F::a_offset(r, c), tile * F::kATileBytes + half * F::kAHalfBytes + (rt / 8) * 1024 +
-                                       (rt % 8) * 128 + 16 * (j ^ (rt % 8)))
+      const uint32_t half_bytes = F::kTileRows * 128;  // the block's rows of one 64-k half
+      EXPECT_EQ(F::a_offset(r, c),
+                half * half_bytes + (r / 8) * 1024 + (r % 8) * 128 + 16 * (j ^ (r % 8)))
           << "row " << r << ", chunk " << c;
       slots.insert(F::a_offset(r, c));
     }
   }
   EXPECT_EQ(F::kAHalfBytes % 1024, 0u);
   // The TMA puts a box (128 rows of 64 k: tile r / 128, half c / 8) at
-  // tile * kATileBytes + half * kAHalfBytes, its row rt's 16-byte chunk j at
-  // rt * 128 + 16 j swizzled by the address's row bits (tensor_map.h's rule,
-  // the box 1024-byte aligned): where a_offset says wgmma reads it.
+  // a_box(tile, half), its row rt's 16-byte chunk j at rt * 128 + 16 j
+  // swizzled by the address's row bits (tensor_map.h's rule, the box
+  // 1024-byte aligned): where a_offset says wgmma reads it.
   for (uint32_t r = 0; r < F::kTileRows; ++r) {
     for (uint32_t c = 0; c < 16; ++c) {
-      const uint32_t box = (r / 128) * F::kATileBytes + (c / 8) * F::kAHalfBytes;
+      const uint32_t box = F::a_box(r / 128, c / 8);
+      EXPECT_EQ(box % 1024, 0u);
       const uint32_t dense = (r % 128) * 128 + 16 * (c % 8);
       EXPECT_EQ(F::a_offset(r, c), box + (dense ^ (((dense >> 7) & 7u) << 4)))
           << "row " << r << ", chunk " << c;

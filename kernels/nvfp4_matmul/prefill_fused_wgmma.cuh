@@ -5,9 +5,12 @@
 // plan takes it (prefill_fused_plan.h).
 //
 // Two tiles of A (kATiles = 2, M > 128): each weight is decoded once and
-// multiplied into both 128-row tiles (two wgmmas of N = 128 a k16 step,
-// 128 accumulators a thread), where one tile a block decoded it once a
-// tile: the decode is most of a stage's instructions (PERF.md). A stage
+// multiplied into both 128-row tiles (one wgmma of N = 256 a k16 step over
+// the two tiles' boxes side by side, 128 accumulators a thread), where one
+// tile a block decoded it once a tile: the decode is most of a stage's
+// instructions (PERF.md). One wgmma of N = 256 in place of two of N = 128
+// over the same registers made the two-tile plans 2-7 % faster on the
+// H200 and the 8K replay 469.2 -> 446.1 ms (PERF.md, 2026-12-04). A stage
 // then takes 75 KB, so three stages fit, and it is decoded in two parts
 // of four k16 steps whose register sets alternate (a whole stage's two
 // sets beside 128 accumulators spilled 400 bytes).
@@ -15,8 +18,8 @@
 // Roles: Y^T = W A^T. The weights take wgmma's A slot, from registers: each
 // of a block's two warpgroups owns 64 rows of W, each of its warps 16, in
 // mma.m16n8k16's A fragment layout. The activations take the B slot, from
-// shared memory: 128 rows of A (wgmma's N = 128; a tile) of one 64-k half of a
-// stage, 128 bytes a row in the 128-byte-swizzled layout wgmma reads
+// shared memory: the block's rows of A (wgmma's N, 128 a tile) of one 64-k
+// half of a stage, 128 bytes a row in the 128-byte-swizzled layout wgmma reads
 // (device_ctx.cuh), copied there by the TMA as one box (tensor_map.h: the
 // map swizzles as wgmma reads; rows past M land as zeros). So
 // A's k order is fixed, and each lane (g, t) must feed k = 2t, 2t + 1 of
@@ -159,9 +162,15 @@ struct PrefillFusedWgmmaTiles {
   // (half c / 8, chunk c % 8 swizzled by r % 8), where the TMA's box of that
   // tile's half puts it and wgmma reads it (the layout, which the tests
   // hold the TMA's rule and the wgmma steps to); W's row r; its scales.
+  // Where the TMA's box of tile t's half h lands: every tile's box of a
+  // half side by side, so that one wgmma of N = 128 kATiles reads a k16
+  // step of all of them (row 128 t + rt at rt * 128 past the half's first).
+  NVH_HD static constexpr uint32_t a_box(uint32_t t, uint32_t h) {
+    return (h * kATiles + t) * kAHalfBytes;
+  }
   NVH_HD static uint32_t a_offset(uint32_t r, uint32_t c) {
     const uint32_t tile = kATiles == 1 ? 0 : r / 128, rt = r - 128 * tile;
-    return tile * kATileBytes + (c / 8) * kAHalfBytes + rt * 128 + (((c % 8) ^ (rt % 8)) * 16);
+    return a_box(tile, c / 8) + rt * 128 + (((c % 8) ^ (rt % 8)) * 16);
   }
   NVH_HD static uint32_t w_offset(uint32_t r) { return kABytes + r * kWRowBytes; }
   // W's 16-byte chunk j (0..3) of row r, where the 64-byte swizzle puts it
@@ -191,8 +200,7 @@ struct PrefillFusedWgmmaTiles {
       for (int t = 0; t < kATiles; ++t) {
         NVH_UNROLL
         for (int h = 0; h < 2; ++h) {
-          ctx.tma_load_2d(slot + t * kATileBytes + h * kAHalfBytes, p.a_map,
-                          static_cast<int32_t>(k0 + 64 * h),
+          ctx.tma_load_2d(slot + a_box(t, h), p.a_map, static_cast<int32_t>(k0 + 64 * h),
                           static_cast<int32_t>(tile.m0 + 128 * t), a_bar);
         }
       }
@@ -323,8 +331,8 @@ struct PrefillFusedWgmmaTiles {
 
   // One stage: wait for its cp.async copies and meet; copy the stage
   // kStages - 2 ahead; then for each part, decode it, (first part) wait for
-  // A's boxes, issue its wgmmas (kPartSteps k16 steps, each over every tile
-  // of A) as one group and retire the group before it.
+  // A's boxes, issue its wgmmas (kPartSteps k16 steps, each one wgmma over
+  // every tile of A) as one group and retire the group before it.
   template <nvh::HalfKind kKind, class Ctx>
   NVH_HD NVH_INLINE static void run_stage(Ctx& ctx, const Params& p, const Tile& tile,
                                           const Place& w, Ring& ring, int64_t s, int64_t count,
@@ -353,12 +361,8 @@ struct PrefillFusedWgmmaTiles {
       NVH_UNROLL
       for (int local = 0; local < kPartSteps; ++local) {
         const int step = part * kPartSteps + local;
-        NVH_UNROLL
-        for (int at = 0; at < kATiles; ++at) {
-          ctx.template wgmma_m64k16<128>(
-              acc + at * kTileSums, frag[part][local],
-              slot + at * kATileBytes + (step / 4) * kAHalfBytes + (step % 4) * 32, kKind);
-        }
+        ctx.template wgmma_m64k16<128 * kATiles>(
+            acc, frag[part][local], slot + a_box(0, step / 4) + (step % 4) * 32, kKind);
       }
       ctx.wgmma_commit();
       ctx.template wgmma_wait<1>();
