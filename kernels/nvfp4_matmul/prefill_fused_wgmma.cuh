@@ -20,7 +20,7 @@
 // mma.m16n8k16's A fragment layout. The activations take the B slot, from
 // shared memory: the block's rows of A (wgmma's N, 128 a tile) of one 64-k
 // half of a stage, 128 bytes a row in the 128-byte-swizzled layout wgmma reads
-// (device_ctx.cuh), copied there by the TMA as one box (tensor_map.h: the
+// (device_ctx.cuh), copied there by the TMA a box a tile (tensor_map.h: the
 // map swizzles as wgmma reads; rows past M land as zeros). So
 // A's k order is fixed, and each lane (g, t) must feed k = 2t, 2t + 1 of
 // every 8 k of its two rows g and g + 8: byte t of every 4-byte word of the
