@@ -734,7 +734,7 @@ void HostBlock::mbarrier_arrive(uint32_t thread, std::size_t offset, uint32_t ex
 void HostBlock::tma_copied(uint32_t thread, std::size_t offset, std::size_t dst, uint32_t bytes) {
   MBarrier& m = mbarrier_at(thread, offset, "tma_load_2d");
   ++progress_;
-  const std::string hazard = tma_.issued(dst, bytes, offset, m.tma_granules);
+  const std::string hazard = tma_.issued(thread, dst, bytes, offset, m.tma_granules);
   if (!hazard.empty()) {
     throw MemoryViolation("host executor: thread " + std::to_string(thread) + ": " + hazard);
   }

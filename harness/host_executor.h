@@ -167,9 +167,10 @@ class HostCtx {
   // here: a box in shared memory not 128-byte aligned (with a swizzle, not
   // aligned to its atom: 1024 bytes for 128-byte rows, 512 for 64-byte); a read or write of it
   // before its phase completed, or by a thread not ordered after that phase; a second box into it
-  // in flight; a phase whose copies bring more bytes than its expect_tx once every arrival is in
-  // (on the GPU it may complete before they land); an arrival past the count; a block that ends
-  // with a copy in flight. One whose expect_tx is too large never completes: a deadlock, whose
+  // in flight; a box over bytes another thread read, issued by a thread not ordered after that
+  // read (TmaShadow); a phase whose copies bring more bytes than its expect_tx once every arrival
+  // is in (on the GPU it may complete before they land); an arrival past the count; a block that
+  // ends with a copy in flight. One whose expect_tx is too large never completes: a deadlock, whose
   // message names the bytes the barrier still waits for.
   void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t bytes);
   // A hint on the GPU; nothing to do here.

@@ -251,6 +251,7 @@ void Scope::check_tma(std::size_t offset, uint32_t width, Op op) {
                                  ? shadow.read_hazard(offset, width, order_->linear_thread)
                                  : shadow.write_hazard(offset, width, order_->linear_thread);
   if (!hazard.empty()) fail_order(shared_.begin + offset, width, op, hazard);
+  if (op == Op::load) shadow.read_by(offset, width, order_->linear_thread);
 }
 
 void TmaShadow::reset(std::size_t shared_bytes, uint32_t threads, const ReleaseClocks& clocks) {
@@ -260,13 +261,15 @@ void TmaShadow::reset(std::size_t shared_bytes, uint32_t threads, const ReleaseC
   source_.assign(granules, 0);
   epoch_.assign(granules, 0);
   landings_.clear();
+  readers_.assign(granules, {});
+  read_granules_.clear();
   clocks_ = &clocks;
   threads_ = threads;
   unsettled_ = 0;
 }
 
-std::string TmaShadow::issued(std::size_t offset, std::size_t bytes, std::size_t barrier,
-                              std::vector<uint32_t>& granules) {
+std::string TmaShadow::issued(uint32_t thread, std::size_t offset, std::size_t bytes,
+                              std::size_t barrier, std::vector<uint32_t>& granules) {
   const std::size_t first = offset / kGranule, end = (offset + bytes + kGranule - 1) / kGranule;
   for (std::size_t g = first; g < end; ++g) {
     if (state_[g] == kInFlight) {
@@ -274,7 +277,16 @@ std::string TmaShadow::issued(std::size_t offset, std::size_t bytes, std::size_t
              " while another one into it (on the mbarrier at shared offset " +
              std::to_string(barrier_[g]) + ") is in flight";
     }
+    for (const Read& r : readers_[g]) {
+      if (r.thread == thread || clocks_->ordered_after(thread, r.thread, r.epoch)) continue;
+      return "a TMA copy into shared offset " + std::to_string(g * kGranule) + " that thread " +
+             std::to_string(r.thread) +
+             " read, and the issuing thread is not ordered after that read (no block barrier "
+             "since, and no mbarrier phase that thread arrived on after reading was waited for "
+             "before the copy): the copy may land before the read";
+    }
   }
+  for (std::size_t g = first; g < end; ++g) readers_[g].clear();
   for (std::size_t g = first; g < end; ++g) {
     if (state_[g] == kSettled) ++unsettled_;
     state_[g] = kInFlight;
@@ -299,7 +311,28 @@ void TmaShadow::settle(uint32_t g) {
   --unsettled_;
 }
 
+void TmaShadow::read_by(std::size_t offset, uint32_t width, uint32_t thread) {
+  if (!clocks_->on()) return;
+  const uint32_t epoch = clocks_->epoch(thread);
+  for (std::size_t g = offset / kGranule; g < (offset + width + kGranule - 1) / kGranule; ++g) {
+    std::vector<Read>& readers = readers_[g];
+    if (readers.empty()) read_granules_.push_back(static_cast<uint32_t>(g));
+    bool found = false;
+    for (Read& r : readers) {
+      if (r.thread == thread) {
+        r.epoch = epoch;  // the latest read is the one a copy must follow
+        found = true;
+        break;
+      }
+    }
+    if (!found) readers.push_back({thread, epoch});
+  }
+}
+
 void TmaShadow::barrier() {
+  // Every read is ordered before every thread's next copy.
+  for (const uint32_t g : read_granules_) readers_[g].clear();
+  read_granules_.clear();
   // A landing some thread is ordered after is, past the barrier, seen by
   // all; one no thread waited for stays unseen (the barrier orders no
   // thread after the TMA).

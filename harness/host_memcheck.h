@@ -50,6 +50,12 @@
 //     the threads ordered after the phase; one it had not fenced, the
 //     wgmmas of threads ordered after a fence_proxy_async made after the
 //     phase (AsyncProxyShadow).
+//   - TMA copies after the reads they overwrite: a box over bytes another
+//     thread read since the last block barrier needs its issuing thread
+//     ordered after that read (an mbarrier phase the reader arrived on
+//     after it, such as a pipeline's "slot free"). On the host the threads
+//     take turns, so a slow warp never shows the race; TmaShadow records
+//     each read (thread, epoch) and each copy checks them.
 // A violation throws MemoryViolation, naming the kernel, the thread and block,
 // the address, the access and the allocation it hit or was nearest to.
 //
@@ -269,20 +275,31 @@ class CpAsyncShadow {
 };
 
 // Which 16-byte granules of a block's shared memory hold a TMA copy
-// (HostCtx::tma_load_2d) that a thread may not touch yet. A copy is in
+// (HostCtx::tma_load_2d) that a thread may not touch yet, and which
+// threads read each granule since the last block barrier. A copy is in
 // flight from its issue until the phase of its mbarrier that counts its
 // bytes completes; then it has landed in that phase, visible to the threads
 // ordered after the phase (ReleaseClocks: the mbarrier's copies are a
 // source), and to every thread once a block barrier follows a wait that saw
-// it. Hand-written: no library models the TMA's completion.
+// it. A copy must also come after the reads of what it overwrites: the
+// issuing thread ordered after every other thread's read of those bytes by
+// a block barrier or an mbarrier phase the reader arrived on after reading
+// (a pipeline's "slot free" barrier). Without that the GPU may land the
+// copy before a slower warp has read the old contents; on the host, whose
+// threads take turns, it never shows, so the reads are recorded (thread and
+// epoch, while the clocks are on: a TMA copy needs an mbarrier) and each
+// copy checks them. Hand-written: no library models the TMA's completion.
 class TmaShadow {
  public:
   void reset(std::size_t shared_bytes, uint32_t threads, const ReleaseClocks& clocks);
-  // A copy into [offset, offset + bytes) on the mbarrier at shared offset
-  // `barrier`: "" and the granules marked in flight (appended to `granules`),
-  // or why it may not be issued (a TMA copy into them still in flight).
-  std::string issued(std::size_t offset, std::size_t bytes, std::size_t barrier,
+  // A copy by `thread` into [offset, offset + bytes) on the mbarrier at
+  // shared offset `barrier`: "" and the granules marked in flight (appended
+  // to `granules`), or why it may not be issued (a TMA copy into them still
+  // in flight, or a read of them by another thread not ordered before it).
+  std::string issued(uint32_t thread, std::size_t offset, std::size_t bytes, std::size_t barrier,
                      std::vector<uint32_t>& granules);
+  // `thread` read [offset, offset + width) (recorded while the clocks are on).
+  void read_by(std::size_t offset, uint32_t width, uint32_t thread);
   // The phase counting these granules' copies completed; the copies landed
   // at `epoch` of clock source `source`.
   void landed(const std::vector<uint32_t>& granules, uint32_t source, uint32_t epoch);
@@ -296,6 +313,7 @@ class TmaShadow {
   std::string group_hazard(std::size_t offset, uint32_t width, uint32_t first,
                            uint32_t count) const;
   bool quiet() const { return unsettled_ == 0; }
+  bool records_reads() const { return clocks_ != nullptr && clocks_->on(); }
 
  private:
   static constexpr uint32_t kGranule = 16;
@@ -317,6 +335,11 @@ class TmaShadow {
   std::vector<uint32_t> barrier_;         // per granule: its copy's mbarrier (shared offset)
   std::vector<uint32_t> source_, epoch_;  // per granule, landed: when
   std::vector<Landing> landings_;         // not yet seen by every thread
+  struct Read {
+    uint32_t thread, epoch;  // the reader and its epoch at the read
+  };
+  std::vector<std::vector<Read>> readers_;  // per granule, since the last block barrier
+  std::vector<uint32_t> read_granules_;     // the granules with readers
   const ReleaseClocks* clocks_ = nullptr;
   uint32_t threads_ = 0;
   std::size_t unsettled_ = 0;
@@ -375,7 +398,8 @@ class Scope {
               (op == Op::cp_async_write || !order_->cp_async->quiet())) {
             check_cp_async(a - shared_.begin, width, op);
           }
-          if (order_ && order_->tma && !order_->tma->quiet())
+          if (order_ && order_->tma &&
+              (!order_->tma->quiet() || (op == Op::load && order_->tma->records_reads())))
             check_tma(a - shared_.begin, width, op);
           if (order_ && order_->async_proxy && (op == Op::store || op == Op::cp_async_write)) {
             order_->async_proxy->written(a - shared_.begin, width, order_->linear_thread);

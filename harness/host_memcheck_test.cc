@@ -470,10 +470,11 @@ TEST(HostMemcheck, TmaCopiesAreSeenThroughTheirPhaseOnly) {
   memcheck::TmaShadow tma;
   tma.reset(128, 3, clocks);
   std::vector<uint32_t> granules;
-  EXPECT_EQ(tma.issued(32, 32, 96, granules), "");
+  EXPECT_EQ(tma.issued(0, 32, 32, 96, granules), "");
   EXPECT_EQ(granules, (std::vector<uint32_t>{2, 3}));
   EXPECT_NE(tma.read_hazard(40, 4, 0).find("before the phase"), std::string::npos);
-  EXPECT_NE(tma.issued(48, 16, 96, granules).find("while another one into it"), std::string::npos);
+  EXPECT_NE(tma.issued(0, 48, 16, 96, granules).find("while another one into it"),
+            std::string::npos);
   const uint32_t first = clocks.add_source();
   EXPECT_EQ(first, 3u);  // past the threads
   std::vector<uint32_t> phase;
@@ -497,13 +498,41 @@ TEST(HostMemcheck, TmaCopiesAreSeenThroughTheirPhaseOnly) {
   EXPECT_TRUE(tma.quiet());
   EXPECT_EQ(tma.read_hazard(40, 4, 2), "");
   granules.clear();
-  EXPECT_EQ(tma.issued(64, 16, 104, granules), "");
+  EXPECT_EQ(tma.issued(0, 64, 16, 104, granules), "");
   tma.landed(granules, second, clocks.release_source(second, phase));
   tma.barrier();  // nobody waited on it: the barrier shares nothing
   EXPECT_NE(tma.read_hazard(64, 4, 2).find("not ordered after"), std::string::npos);
   clocks.acquire(2, phase);  // thread 2 waits on that phase and writes over the box
   EXPECT_EQ(tma.write_hazard(64, 16, 2), "");
   EXPECT_TRUE(tma.quiet()) << "the generic write's now";
+}
+
+// A TMA copy over bytes another thread read: only once the issuing thread
+// is ordered after that read, by an mbarrier phase the reader arrived on
+// after reading (a pipeline's "slot free") or by a block barrier; a
+// thread's own reads never stop it, and reads before the clocks are on are
+// not recorded (no copy can come before an mbarrier).
+TEST(HostMemcheck, ATmaCopyComesAfterTheReadsOfWhatItOverwrites) {
+  memcheck::ReleaseClocks clocks;
+  clocks.reset(3);
+  memcheck::TmaShadow tma;
+  tma.reset(128, 3, clocks);
+  tma.read_by(0, 16, 1);  // clocks off: not recorded
+  clocks.start();
+  std::vector<uint32_t> granules;
+  EXPECT_EQ(tma.issued(0, 0, 16, 96, granules), "");
+  tma.read_by(32, 4, 1);
+  tma.read_by(32, 4, 0);
+  const std::string why = tma.issued(0, 32, 16, 96, granules);
+  EXPECT_NE(why.find("shared offset 32 that thread 1 read"), std::string::npos) << why;
+  std::vector<uint32_t> slot_free;
+  clocks.release(1, slot_free);  // thread 1 frees the slot after its read
+  clocks.acquire(0, slot_free);  // thread 0 waits for that before the copy
+  EXPECT_EQ(tma.issued(0, 32, 16, 96, granules), "");
+  tma.read_by(64, 16, 2);
+  EXPECT_NE(tma.issued(0, 64, 16, 104, granules).find("thread 2 read"), std::string::npos);
+  tma.barrier();
+  EXPECT_EQ(tma.issued(0, 64, 16, 104, granules), "");
 }
 
 // The async proxy's view of a handed-over write, alone: thread 0 writes a

@@ -107,6 +107,10 @@ struct BrokenBox {
   const char* name;
   std::string says;  // what the failure must say
   int32_t col = 8;   // the box's first column
+  // Or this: where the host's turns let a reader run before the copy's
+  // issue, the write-after-read check stops the kernel first (the same
+  // race seen from the copy's side: TmaShadow).
+  std::string or_says = "";
 };
 void PrintTo(const BrokenBox& b, std::ostream* os) { *os << b.name; }
 
@@ -128,16 +132,21 @@ TEST_P(HostTmaRule, BreakingItFailsTheLaunchNamingIt) {
     launch_on_host<TmaBox>(shape, {map, out.as<uint8_t>(), GetParam().col, 8, GetParam().order});
     ADD_FAILURE() << "no failure for " << GetParam().name;
   } catch (const std::exception& e) {
-    EXPECT_NE(std::string(e.what()).find(GetParam().says), std::string::npos) << e.what();
+    const std::string what = e.what();
+    EXPECT_TRUE(what.find(GetParam().says) != std::string::npos ||
+                (!GetParam().or_says.empty() && what.find(GetParam().or_says) != std::string::npos))
+        << what;
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Faults, HostTmaRule,
     ::testing::Values(BrokenBox{TmaOrder::no_wait, "ReadWithoutWaiting",
-                                "is not ordered after the phase it landed in"},
+                                "is not ordered after the phase it landed in", 8,
+                                "the copy may land before the read"},
                       BrokenBox{TmaOrder::one_waits_no_barrier, "OneWaitsNoBarrier",
-                                "is not ordered after the phase it landed in"},
+                                "is not ordered after the phase it landed in", 8,
+                                "the copy may land before the read"},
                       BrokenBox{TmaOrder::expect_too_small, "ExpectTxTooSmall",
                                 "16 bytes more than the phase's expect_tx"},
                       BrokenBox{TmaOrder::expect_too_large, "ExpectTxTooLarge",
