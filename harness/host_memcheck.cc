@@ -242,6 +242,11 @@ void Scope::check_cp_async(std::size_t offset, uint32_t width, Op op) {
                                  ? shadow.read_hazard(offset, width, order_->linear_thread)
                                  : shadow.write_hazard(offset, width);
   if (!hazard.empty()) fail_order(shared_.begin + offset, width, op, hazard);
+  if (op == Op::cp_async_write && order_->tma && order_->tma->records_reads()) {
+    const std::string over =
+        order_->tma->overwrite_hazard(offset, width, order_->linear_thread, "a cp.async");
+    if (!over.empty()) fail_order(shared_.begin + offset, width, op, over);
+  }
   if (op == Op::cp_async_write) shadow.issued(offset, width, order_->linear_thread);
 }
 
@@ -277,16 +282,10 @@ std::string TmaShadow::issued(uint32_t thread, std::size_t offset, std::size_t b
              " while another one into it (on the mbarrier at shared offset " +
              std::to_string(barrier_[g]) + ") is in flight";
     }
-    for (const Read& r : readers_[g]) {
-      if (r.thread == thread || clocks_->ordered_after(thread, r.thread, r.epoch)) continue;
-      return "a TMA copy into shared offset " + std::to_string(g * kGranule) + " that thread " +
-             std::to_string(r.thread) +
-             " read, and the issuing thread is not ordered after that read (no block barrier "
-             "since, and no mbarrier phase that thread arrived on after reading was waited for "
-             "before the copy): the copy may land before the read";
-    }
   }
-  for (std::size_t g = first; g < end; ++g) readers_[g].clear();
+  const std::string why =
+      overwrite_hazard(offset, static_cast<uint32_t>(bytes), thread, "a TMA copy");
+  if (!why.empty()) return why;
   for (std::size_t g = first; g < end; ++g) {
     if (state_[g] == kSettled) ++unsettled_;
     state_[g] = kInFlight;
@@ -309,6 +308,23 @@ void TmaShadow::settle(uint32_t g) {
   if (state_[g] == kSettled) return;
   state_[g] = kSettled;
   --unsettled_;
+}
+
+std::string TmaShadow::overwrite_hazard(std::size_t offset, uint32_t width, uint32_t thread,
+                                        const char* what) {
+  const std::size_t first = offset / kGranule, end = (offset + width + kGranule - 1) / kGranule;
+  for (std::size_t g = first; g < end; ++g) {
+    for (const Read& r : readers_[g]) {
+      if (r.thread == thread || clocks_->ordered_after(thread, r.thread, r.epoch)) continue;
+      return std::string(what) + " into shared offset " + std::to_string(g * kGranule) +
+             " that thread " + std::to_string(r.thread) +
+             " read, and the issuing thread is not ordered after that read (no block barrier "
+             "since, and no mbarrier phase that thread arrived on after reading was waited for "
+             "before the copy): the copy may land before the read";
+    }
+  }
+  for (std::size_t g = first; g < end; ++g) readers_[g].clear();
+  return "";
 }
 
 void TmaShadow::read_by(std::size_t offset, uint32_t width, uint32_t thread) {

@@ -50,12 +50,13 @@
 //     the threads ordered after the phase; one it had not fenced, the
 //     wgmmas of threads ordered after a fence_proxy_async made after the
 //     phase (AsyncProxyShadow).
-//   - TMA copies after the reads they overwrite: a box over bytes another
-//     thread read since the last block barrier needs its issuing thread
-//     ordered after that read (an mbarrier phase the reader arrived on
-//     after it, such as a pipeline's "slot free"). On the host the threads
-//     take turns, so a slow warp never shows the race; TmaShadow records
-//     each read (thread, epoch) and each copy checks them.
+//   - async copies after the reads they overwrite: a TMA box, or a
+//     cp.async in a block that uses mbarriers, over bytes another thread
+//     read since the last block barrier needs its issuing thread ordered
+//     after that read (an mbarrier phase the reader arrived on after it,
+//     such as a pipeline's "slot free"). On the host the threads take
+//     turns, so a slow warp never shows the race; TmaShadow records each
+//     read (thread, epoch) while the clocks are on and each copy checks them.
 // A violation throws MemoryViolation, naming the kernel, the thread and block,
 // the address, the access and the allocation it hit or was nearest to.
 //
@@ -300,6 +301,11 @@ class TmaShadow {
                      std::vector<uint32_t>& granules);
   // `thread` read [offset, offset + width) (recorded while the clocks are on).
   void read_by(std::size_t offset, uint32_t width, uint32_t thread);
+  // Why `thread` may not write [offset, offset + width) asynchronously (a
+  // cp.async) yet: a read of it by another thread it is not ordered after;
+  // "" when it may (and the granules' reads are then forgotten).
+  std::string overwrite_hazard(std::size_t offset, uint32_t width, uint32_t thread,
+                               const char* what);
   // The phase counting these granules' copies completed; the copies landed
   // at `epoch` of clock source `source`.
   void landed(const std::vector<uint32_t>& granules, uint32_t source, uint32_t epoch);

@@ -36,6 +36,8 @@ enum class RingOrder : uint8_t {
   relay_no_wait,          // the third warp reads without waiting on the relay barrier
   one_lane_waits,         // legal: the consumer's lane 0 waits on "full", then a sync_warp
                           // orders the other lanes after it
+  no_empty_wait,          // the producer copies into a slot without waiting on its "empty"
+                          // barrier: the copy may land before the consumer's read
 };
 
 // Whether the order has the third warp (96 threads; 64 otherwise).
@@ -64,7 +66,9 @@ struct StageRing {
                              uint64_t* empty, uint32_t lane) {
     for (uint32_t s = 0; s < kStages; ++s) {
       const uint32_t slot = s % kSlots;
-      if (s >= kSlots) ctx.mbarrier_wait(empty + slot, (s / kSlots - 1) % 2);
+      if (s >= kSlots && p.order != RingOrder::no_empty_wait) {
+        ctx.mbarrier_wait(empty + slot, (s / kSlots - 1) % 2);
+      }
       ctx.cp_async4(slots + slot * kWords + lane, p.src + s * kWords + lane);
       if (p.order == RingOrder::copy_arrive) {
         ctx.cp_async_mbarrier_arrive(full + slot);
