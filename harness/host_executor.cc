@@ -893,6 +893,16 @@ void HostBlock::wgmma_wait(uint32_t thread, int pending) {
 // nothing they read changed while they were in flight.
 void HostBlock::retire(WarpGroup& g, std::size_t end, uint32_t thread) {
   const std::string group = "warpgroup " + std::to_string(thread / kWarpGroupSize);
+  // The B tiles it read, for the copies that come later (TmaShadow): read
+  // until now, with the warpgroup's threads at their epochs in this wait.
+  uint32_t snapshot = 0;
+  const bool records = g.retired < end && tma_.records_reads();
+  if (records) {
+    const uint32_t first = thread - thread % kWarpGroupSize;
+    std::vector<uint32_t> epochs(kWarpGroupSize);
+    for (uint32_t t = 0; t < kWarpGroupSize; ++t) epochs[t] = clocks_.epoch(first + t);
+    snapshot = tma_.group_snapshot(first, std::move(epochs));
+  }
   for (; g.retired < end; ++g.retired) {
     WgmmaIssue& w = g.issues[g.retired];
     const std::string which = "wgmma " + std::to_string(g.retired) + " of " + group;
@@ -914,6 +924,14 @@ void HostBlock::retire(WarpGroup& g, std::size_t end, uint32_t thread) {
         const int row = 16 * warp + gid + (r % 2) * 8, k = 2 * tig + (r / 2) * 8;
         a[row][k] = half_bits_to_float(static_cast<uint16_t>(l.a[r]), w.kind);
         a[row][k + 1] = half_bits_to_float(static_cast<uint16_t>(l.a[r] >> 16), w.kind);
+      }
+    }
+    if (records) {
+      const unsigned char* shared = threads_[0].shared_;
+      for (int col = 0; col < w.n; ++col) {
+        for (int k = 0; k < 16; k += 8) {
+          tma_.group_read_by(std::size_t(wgmma_b_element(w.b, k, col) - shared), 16, snapshot);
+        }
       }
     }
     std::vector<float> b(std::size_t(16) * w.n);

@@ -268,6 +268,7 @@ void TmaShadow::reset(std::size_t shared_bytes, uint32_t threads, const ReleaseC
   landings_.clear();
   readers_.assign(granules, {});
   read_granules_.clear();
+  snapshots_.clear();
   clocks_ = &clocks;
   threads_ = threads;
   unsettled_ = 0;
@@ -315,9 +316,15 @@ std::string TmaShadow::overwrite_hazard(std::size_t offset, uint32_t width, uint
   const std::size_t first = offset / kGranule, end = (offset + width + kGranule - 1) / kGranule;
   for (std::size_t g = first; g < end; ++g) {
     for (const Read& r : readers_[g]) {
-      if (r.thread == thread || clocks_->ordered_after(thread, r.thread, r.epoch)) continue;
-      return std::string(what) + " into shared offset " + std::to_string(g * kGranule) +
-             " that thread " + std::to_string(r.thread) +
+      if (ordered_after_read(thread, r)) continue;
+      const std::string who =
+          r.thread == kGroupRead
+              ? "the wgmmas of warpgroup " +
+                    std::to_string(snapshots_[r.epoch].first / snapshots_[r.epoch].epochs.size()) +
+                    " (retired by its wgmma_wait)"
+              : "thread " + std::to_string(r.thread);
+      return std::string(what) + " into shared offset " + std::to_string(g * kGranule) + " that " +
+             who +
              " read, and the issuing thread is not ordered after that read (no block barrier "
              "since, and no mbarrier phase that thread arrived on after reading was waited for "
              "before the copy): the copy may land before the read";
@@ -329,26 +336,57 @@ std::string TmaShadow::overwrite_hazard(std::size_t offset, uint32_t width, uint
 
 void TmaShadow::read_by(std::size_t offset, uint32_t width, uint32_t thread) {
   if (!clocks_->on()) return;
-  const uint32_t epoch = clocks_->epoch(thread);
+  record(offset, width, {thread, clocks_->epoch(thread)});
+}
+
+uint32_t TmaShadow::group_snapshot(uint32_t first, std::vector<uint32_t> epochs) {
+  snapshots_.push_back({first, std::move(epochs)});
+  return static_cast<uint32_t>(snapshots_.size() - 1);
+}
+
+void TmaShadow::group_read_by(std::size_t offset, uint32_t width, uint32_t snapshot) {
+  record(offset, width, {kGroupRead, snapshot});
+}
+
+// One read per thread and per warpgroup a granule: the latest, which a
+// copy ordered after it is ordered after the earlier ones too.
+void TmaShadow::record(std::size_t offset, uint32_t width, Read read) {
   for (std::size_t g = offset / kGranule; g < (offset + width + kGranule - 1) / kGranule; ++g) {
     std::vector<Read>& readers = readers_[g];
     if (readers.empty()) read_granules_.push_back(static_cast<uint32_t>(g));
     bool found = false;
     for (Read& r : readers) {
-      if (r.thread == thread) {
-        r.epoch = epoch;  // the latest read is the one a copy must follow
+      const bool same =
+          r.thread == read.thread &&
+          (r.thread != kGroupRead || snapshots_[r.epoch].first == snapshots_[read.epoch].first);
+      if (same) {
+        r.epoch = read.epoch;
         found = true;
         break;
       }
     }
-    if (!found) readers.push_back({thread, epoch});
+    if (!found) readers.push_back(read);
   }
+}
+
+bool TmaShadow::ordered_after_read(uint32_t thread, const Read& r) const {
+  if (r.thread != kGroupRead) {
+    return r.thread == thread || clocks_->ordered_after(thread, r.thread, r.epoch);
+  }
+  const Snapshot& s = snapshots_[r.epoch];
+  if (thread >= s.first && thread < s.first + s.epochs.size()) return true;  // its own wait
+  for (std::size_t t = 0; t < s.epochs.size(); ++t) {
+    if (clocks_->ordered_after(thread, s.first + static_cast<uint32_t>(t), s.epochs[t]))
+      return true;
+  }
+  return false;
 }
 
 void TmaShadow::barrier() {
   // Every read is ordered before every thread's next copy.
   for (const uint32_t g : read_granules_) readers_[g].clear();
   read_granules_.clear();
+  snapshots_.clear();
   // A landing some thread is ordered after is, past the barrier, seen by
   // all; one no thread waited for stays unseen (the barrier orders no
   // thread after the TMA).

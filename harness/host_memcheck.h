@@ -56,7 +56,9 @@
 //     after that read (an mbarrier phase the reader arrived on after it,
 //     such as a pipeline's "slot free"). On the host the threads take
 //     turns, so a slow warp never shows the race; TmaShadow records each
-//     read (thread, epoch) while the clocks are on and each copy checks them.
+//     read (thread, epoch) while the clocks are on, and each wgmma's B tile
+//     as read by its warpgroup until the wait that retires it (a slot freed
+//     before that wait is freed too early), and each copy checks them.
 // A violation throws MemoryViolation, naming the kernel, the thread and block,
 // the address, the access and the allocation it hit or was nearest to.
 //
@@ -301,6 +303,12 @@ class TmaShadow {
                      std::vector<uint32_t>& granules);
   // `thread` read [offset, offset + width) (recorded while the clocks are on).
   void read_by(std::size_t offset, uint32_t width, uint32_t thread);
+  // A warpgroup's wgmma read of [offset, offset + width), retired while
+  // threads [first, first + epochs.size()) stood at `epochs` (snapshot):
+  // a later copy over it needs its thread in that warpgroup or ordered
+  // after one of them at or past its epoch there (an arrive after the wait).
+  uint32_t group_snapshot(uint32_t first, std::vector<uint32_t> epochs);
+  void group_read_by(std::size_t offset, uint32_t width, uint32_t snapshot);
   // Why `thread` may not write [offset, offset + width) asynchronously (a
   // cp.async) yet: a read of it by another thread it is not ordered after;
   // "" when it may (and the granules' reads are then forgotten).
@@ -342,8 +350,16 @@ class TmaShadow {
   std::vector<uint32_t> source_, epoch_;  // per granule, landed: when
   std::vector<Landing> landings_;         // not yet seen by every thread
   struct Read {
-    uint32_t thread, epoch;  // the reader and its epoch at the read
+    uint32_t thread, epoch;  // the reader and its epoch at the read; kGroupRead: a snapshot's index
   };
+  static constexpr uint32_t kGroupRead = 0xFFFFFFFFu;
+  struct Snapshot {
+    uint32_t first;
+    std::vector<uint32_t> epochs;
+  };
+  std::vector<Snapshot> snapshots_;  // since the last block barrier
+  bool ordered_after_read(uint32_t thread, const Read& r) const;
+  void record(std::size_t offset, uint32_t width, Read read);
   std::vector<std::vector<Read>> readers_;  // per granule, since the last block barrier
   std::vector<uint32_t> read_granules_;     // the granules with readers
   const ReleaseClocks* clocks_ = nullptr;

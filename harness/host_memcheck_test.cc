@@ -535,6 +535,31 @@ TEST(HostMemcheck, ATmaCopyComesAfterTheReadsOfWhatItOverwrites) {
   EXPECT_EQ(tma.issued(0, 64, 16, 104, granules), "");
 }
 
+// A warpgroup's wgmma read (threads 2 and 3 here), retired in a wait: a
+// copy over it needs its thread in that group or ordered after one of the
+// group's threads past that wait (an arrive after it, not one before).
+TEST(HostMemcheck, ATmaCopyComesAfterTheWgmmaReadsItOverwrites) {
+  memcheck::ReleaseClocks clocks;
+  clocks.reset(4);
+  clocks.start();
+  memcheck::TmaShadow tma;
+  tma.reset(128, 4, clocks);
+  std::vector<uint32_t> early;
+  clocks.release(3, early);  // thread 3 frees the slot before the wait: too early
+  const uint32_t retired = tma.group_snapshot(2, {clocks.epoch(2), clocks.epoch(3)});
+  tma.group_read_by(32, 16, retired);
+  clocks.acquire(0, early);
+  std::vector<uint32_t> granules;
+  const std::string why = tma.issued(0, 32, 16, 96, granules);
+  EXPECT_NE(why.find("the wgmmas of warpgroup 1"), std::string::npos) << why;
+  std::vector<uint32_t> after;
+  clocks.release(3, after);  // after the wait
+  clocks.acquire(0, after);
+  EXPECT_EQ(tma.issued(0, 32, 16, 96, granules), "");
+  tma.group_read_by(64, 16, tma.group_snapshot(2, {clocks.epoch(2), clocks.epoch(3)}));
+  EXPECT_EQ(tma.issued(2, 64, 16, 104, granules), "") << "the group's own thread";
+}
+
 // The async proxy's view of a handed-over write, alone: thread 0 writes a
 // granule without a fence and arrives; a fence counts for the readers
 // ordered after it only if its thread was ordered after the write (thread
