@@ -896,12 +896,12 @@ void HostBlock::retire(WarpGroup& g, std::size_t end, uint32_t thread) {
   // The B tiles it read, for the copies that come later (TmaShadow): read
   // until now, with the warpgroup's threads at their epochs in this wait.
   uint32_t snapshot = 0;
+  const uint32_t first = thread - thread % kWarpGroupSize;
   const bool records = g.retired < end && tma_.records_reads();
   if (records) {
-    const uint32_t first = thread - thread % kWarpGroupSize;
     std::vector<uint32_t> epochs(kWarpGroupSize);
     for (uint32_t t = 0; t < kWarpGroupSize; ++t) epochs[t] = clocks_.epoch(first + t);
-    snapshot = tma_.group_snapshot(first, std::move(epochs));
+    snapshot = tma_.group_snapshot(std::move(epochs));
   }
   for (; g.retired < end; ++g.retired) {
     WgmmaIssue& w = g.issues[g.retired];
@@ -930,7 +930,8 @@ void HostBlock::retire(WarpGroup& g, std::size_t end, uint32_t thread) {
       const unsigned char* shared = threads_[0].shared_;
       for (int col = 0; col < w.n; ++col) {
         for (int k = 0; k < 16; k += 8) {
-          tma_.group_read_by(std::size_t(wgmma_b_element(w.b, k, col) - shared), 16, snapshot);
+          tma_.group_read_by(std::size_t(wgmma_b_element(w.b, k, col) - shared), 16, first,
+                             snapshot);
         }
       }
     }

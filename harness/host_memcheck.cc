@@ -317,12 +317,11 @@ std::string TmaShadow::overwrite_hazard(std::size_t offset, uint32_t width, uint
   for (std::size_t g = first; g < end; ++g) {
     for (const Read& r : readers_[g]) {
       if (ordered_after_read(thread, r)) continue;
-      const std::string who =
-          r.thread == kGroupRead
-              ? "the wgmmas of warpgroup " +
-                    std::to_string(snapshots_[r.epoch].first / snapshots_[r.epoch].epochs.size()) +
-                    " (retired by its wgmma_wait)"
-              : "thread " + std::to_string(r.thread);
+      const std::string who = r.snapshot == kThreadRead
+                                  ? "thread " + std::to_string(r.thread)
+                                  : "the wgmmas of warpgroup " +
+                                        std::to_string(r.thread / snapshots_[r.snapshot].size()) +
+                                        " (retired by its wgmma_wait)";
       return std::string(what) + " into shared offset " + std::to_string(g * kGranule) + " that " +
              who +
              " read, and the issuing thread is not ordered after that read (no block barrier "
@@ -336,16 +335,17 @@ std::string TmaShadow::overwrite_hazard(std::size_t offset, uint32_t width, uint
 
 void TmaShadow::read_by(std::size_t offset, uint32_t width, uint32_t thread) {
   if (!clocks_->on()) return;
-  record(offset, width, {thread, clocks_->epoch(thread)});
+  record(offset, width, {thread, clocks_->epoch(thread), kThreadRead});
 }
 
-uint32_t TmaShadow::group_snapshot(uint32_t first, std::vector<uint32_t> epochs) {
-  snapshots_.push_back({first, std::move(epochs)});
+uint32_t TmaShadow::group_snapshot(std::vector<uint32_t> epochs) {
+  snapshots_.push_back(std::move(epochs));
   return static_cast<uint32_t>(snapshots_.size() - 1);
 }
 
-void TmaShadow::group_read_by(std::size_t offset, uint32_t width, uint32_t snapshot) {
-  record(offset, width, {kGroupRead, snapshot});
+void TmaShadow::group_read_by(std::size_t offset, uint32_t width, uint32_t first,
+                              uint32_t snapshot) {
+  record(offset, width, {first, 0, snapshot});
 }
 
 // One read per thread and per warpgroup a granule: the latest, which a
@@ -354,30 +354,27 @@ void TmaShadow::record(std::size_t offset, uint32_t width, Read read) {
   for (std::size_t g = offset / kGranule; g < (offset + width + kGranule - 1) / kGranule; ++g) {
     std::vector<Read>& readers = readers_[g];
     if (readers.empty()) read_granules_.push_back(static_cast<uint32_t>(g));
-    bool found = false;
-    for (Read& r : readers) {
-      const bool same =
-          r.thread == read.thread &&
-          (r.thread != kGroupRead || snapshots_[r.epoch].first == snapshots_[read.epoch].first);
-      if (same) {
-        r.epoch = read.epoch;
-        found = true;
-        break;
-      }
+    const auto same = [&read](const Read& r) {
+      return r.thread == read.thread &&
+             (r.snapshot == kThreadRead) == (read.snapshot == kThreadRead);
+    };
+    const auto at = std::find_if(readers.begin(), readers.end(), same);
+    if (at == readers.end()) {
+      readers.push_back(read);
+    } else {
+      *at = read;
     }
-    if (!found) readers.push_back(read);
   }
 }
 
 bool TmaShadow::ordered_after_read(uint32_t thread, const Read& r) const {
-  if (r.thread != kGroupRead) {
+  if (r.snapshot == kThreadRead) {
     return r.thread == thread || clocks_->ordered_after(thread, r.thread, r.epoch);
   }
-  const Snapshot& s = snapshots_[r.epoch];
-  if (thread >= s.first && thread < s.first + s.epochs.size()) return true;  // its own wait
-  for (std::size_t t = 0; t < s.epochs.size(); ++t) {
-    if (clocks_->ordered_after(thread, s.first + static_cast<uint32_t>(t), s.epochs[t]))
-      return true;
+  const std::vector<uint32_t>& epochs = snapshots_[r.snapshot];
+  if (thread >= r.thread && thread < r.thread + epochs.size()) return true;  // its own wait
+  for (std::size_t t = 0; t < epochs.size(); ++t) {
+    if (clocks_->ordered_after(thread, r.thread + static_cast<uint32_t>(t), epochs[t])) return true;
   }
   return false;
 }

@@ -304,14 +304,16 @@ class TmaShadow {
   // `thread` read [offset, offset + width) (recorded while the clocks are on).
   void read_by(std::size_t offset, uint32_t width, uint32_t thread);
   // A warpgroup's wgmma read of [offset, offset + width), retired while
-  // threads [first, first + epochs.size()) stood at `epochs` (snapshot):
-  // a later copy over it needs its thread in that warpgroup or ordered
-  // after one of them at or past its epoch there (an arrive after the wait).
-  uint32_t group_snapshot(uint32_t first, std::vector<uint32_t> epochs);
-  void group_read_by(std::size_t offset, uint32_t width, uint32_t snapshot);
-  // Why `thread` may not write [offset, offset + width) asynchronously (a
-  // cp.async) yet: a read of it by another thread it is not ordered after;
-  // "" when it may (and the granules' reads are then forgotten).
+  // threads [first, first + epochs.size()) stood at `epochs` (a snapshot
+  // of them, taken once a wait): a later copy over it needs its thread in
+  // that warpgroup or ordered after one of them at or past its epoch there
+  // (an arrive after the wait).
+  uint32_t group_snapshot(std::vector<uint32_t> epochs);
+  void group_read_by(std::size_t offset, uint32_t width, uint32_t first, uint32_t snapshot);
+  // Why `thread` may not copy into [offset, offset + width) yet (`what`:
+  // "a TMA copy", "a cp.async"): a read of it by another thread, or by
+  // another warpgroup's wgmmas, it is not ordered after; "" when it may
+  // (and the granules' reads are then forgotten).
   std::string overwrite_hazard(std::size_t offset, uint32_t width, uint32_t thread,
                                const char* what);
   // The phase counting these granules' copies completed; the copies landed
@@ -349,15 +351,13 @@ class TmaShadow {
   std::vector<uint32_t> barrier_;         // per granule: its copy's mbarrier (shared offset)
   std::vector<uint32_t> source_, epoch_;  // per granule, landed: when
   std::vector<Landing> landings_;         // not yet seen by every thread
+  static constexpr uint32_t kThreadRead = 0xFFFFFFFFu;
   struct Read {
-    uint32_t thread, epoch;  // the reader and its epoch at the read; kGroupRead: a snapshot's index
+    uint32_t thread;    // the reader; a warpgroup's read: its first thread
+    uint32_t epoch;     // a thread's read: its epoch then
+    uint32_t snapshot;  // a warpgroup's read: its epochs in snapshots_; else kThreadRead
   };
-  static constexpr uint32_t kGroupRead = 0xFFFFFFFFu;
-  struct Snapshot {
-    uint32_t first;
-    std::vector<uint32_t> epochs;
-  };
-  std::vector<Snapshot> snapshots_;  // since the last block barrier
+  std::vector<std::vector<uint32_t>> snapshots_;  // since the last block barrier
   bool ordered_after_read(uint32_t thread, const Read& r) const;
   void record(std::size_t offset, uint32_t width, Read read);
   std::vector<std::vector<Read>> readers_;  // per granule, since the last block barrier

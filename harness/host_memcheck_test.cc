@@ -546,8 +546,8 @@ TEST(HostMemcheck, ATmaCopyComesAfterTheWgmmaReadsItOverwrites) {
   tma.reset(128, 4, clocks);
   std::vector<uint32_t> early;
   clocks.release(3, early);  // thread 3 frees the slot before the wait: too early
-  const uint32_t retired = tma.group_snapshot(2, {clocks.epoch(2), clocks.epoch(3)});
-  tma.group_read_by(32, 16, retired);
+  const uint32_t retired = tma.group_snapshot({clocks.epoch(2), clocks.epoch(3)});
+  tma.group_read_by(32, 16, 2, retired);
   clocks.acquire(0, early);
   std::vector<uint32_t> granules;
   const std::string why = tma.issued(0, 32, 16, 96, granules);
@@ -556,7 +556,7 @@ TEST(HostMemcheck, ATmaCopyComesAfterTheWgmmaReadsItOverwrites) {
   clocks.release(3, after);  // after the wait
   clocks.acquire(0, after);
   EXPECT_EQ(tma.issued(0, 32, 16, 96, granules), "");
-  tma.group_read_by(64, 16, tma.group_snapshot(2, {clocks.epoch(2), clocks.epoch(3)}));
+  tma.group_read_by(64, 16, 2, tma.group_snapshot({clocks.epoch(2), clocks.epoch(3)}));
   EXPECT_EQ(tma.issued(2, 64, 16, 104, granules), "") << "the group's own thread";
 }
 
