@@ -119,6 +119,7 @@ class HostBlock {
     warp_synced_generation_[w] = warps_[w].generation;
     cp_async_.warp_synced(w, warps_[w].generation);
     clocks_.join(w * kWarpSize, kWarpSize);
+    race_.warp_synced(w);
   }
   // The operands of the mma the warp's lanes deposited, decoded by the first
   // lane past the barrier (one decode per mma, not one per lane).
@@ -212,6 +213,7 @@ class HostBlock {
   memcheck::CpAsyncShadow cp_async_;
   memcheck::ReleaseClocks clocks_;
   memcheck::TmaShadow tma_;
+  memcheck::SharedRaceShadow race_;
   std::vector<uint64_t> warp_synced_generation_;  // per warp: its last sync_warp, once done
   bool tracks_async_proxy_ = false;
   std::map<std::size_t, MBarrier> mbarriers_;
@@ -244,6 +246,7 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
   warp_synced_generation_.assign(warps_.size(), ~uint64_t{0});
   cp_async_.reset(shape.shared_bytes, n, clocks_);
   tma_.reset(shape.shared_bytes, n, clocks_);
+  race_.reset(shape.shared_bytes, n, clocks_);
   mbarriers_.clear();
   shared_bytes_ = shape.shared_bytes;
   block_live_ = n;
@@ -264,6 +267,7 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
     c.order_.linear_thread = t;
     c.order_.cp_async = &cp_async_;
     c.order_.tma = &tma_;
+    c.order_.race = &race_;
     c.shared_ = shared;
     c.block_state_ = this;
     fibers_[t] = ctx::fiber(std::allocator_arg, stacks_, [this, t, &body](ctx::fiber&& sink) {
@@ -340,6 +344,7 @@ void HostBlock::release_block_if_complete() {
     if (tracks_async_proxy_) async_proxy_.barrier();  // fenced writes are now visible to wgmma
     cp_async_.barrier();  // landed and handed-over copies, to every thread: no clocks needed
     tma_.barrier();       // TMA copies some thread saw land, to every thread
+    race_.barrier();      // every access so far is ordered before every thread's next
   }
 }
 
@@ -734,7 +739,8 @@ void HostBlock::mbarrier_arrive(uint32_t thread, std::size_t offset, uint32_t ex
 void HostBlock::tma_copied(uint32_t thread, std::size_t offset, std::size_t dst, uint32_t bytes) {
   MBarrier& m = mbarrier_at(thread, offset, "tma_load_2d");
   ++progress_;
-  const std::string hazard = tma_.issued(thread, dst, bytes, offset, m.tma_granules);
+  std::string hazard = race_.copied_over(dst, bytes, thread);
+  if (hazard.empty()) hazard = tma_.issued(thread, dst, bytes, offset, m.tma_granules);
   if (!hazard.empty()) {
     throw MemoryViolation("host executor: thread " + std::to_string(thread) + ": " + hazard);
   }
@@ -840,7 +846,7 @@ void HostBlock::wgmma_issue(uint32_t thread, const WgmmaIssue::Lane& lane, const
           throw MemoryViolation("host executor: thread " + std::to_string(thread) + ": " + hazard);
         }
       }
-      memcheck::check_access(chunk, 16, memcheck::Op::load, memcheck::Space::shared);
+      memcheck::check_access(chunk, 16, memcheck::Op::wgmma_read, memcheck::Space::shared);
       if (tracks_async_proxy_) {
         const auto p =
             async_proxy_.pending_for(std::size_t(chunk - shared), 16, thread - me, kWarpGroupSize);
@@ -981,12 +987,20 @@ void run_block_plain(const LaunchShape& shape, Dim3 block, unsigned char* shared
   uintptr_t atomic_unfenced = 0;                       // the block's, as HostBlock keeps it
   scope.set_thread(&c.thread_, &c.block_, &c.order_);  // c is each thread in turn
   const uint32_t n = threads_per_block(shape);
+  // Without collectives nothing orders two threads: any shared byte one
+  // writes and another touches is a race (the clocks stay off).
+  static thread_local memcheck::ReleaseClocks no_clocks;
+  static thread_local memcheck::SharedRaceShadow race;
+  no_clocks.reset(n);
+  race.reset(shape.shared_bytes, n, no_clocks);
   for (uint32_t t = 0; t < n; ++t) {
     c.thread_ = unflatten(t, shape.block);
     c.linear_thread_ = t;
     c.order_ = memcheck::ThreadOrder{};
     c.order_.awaiting_prior_grid = shape.overlaps_prior_grid;
     c.order_.block_atomic_unfenced = &atomic_unfenced;
+    c.order_.linear_thread = t;
+    c.order_.race = &race;
     body(c);
   }
 }

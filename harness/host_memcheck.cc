@@ -94,6 +94,8 @@ const char* op_name(Op op) {
       return "cp.async write";
     case Op::atomic:
       return "atomic";
+    case Op::wgmma_read:
+      return "wgmma read";
   }
   return "access";  // LCOV_EXCL_LINE: every Op is named above
 }
@@ -238,9 +240,8 @@ void Scope::fail_unfenced_store(uintptr_t a, const Dim3& other, const ThreadOrde
 
 void Scope::check_cp_async(std::size_t offset, uint32_t width, Op op) {
   CpAsyncShadow& shadow = *order_->cp_async;
-  const std::string hazard = op == Op::load
-                                 ? shadow.read_hazard(offset, width, order_->linear_thread)
-                                 : shadow.write_hazard(offset, width);
+  const std::string hazard = is_read(op) ? shadow.read_hazard(offset, width, order_->linear_thread)
+                                         : shadow.write_hazard(offset, width);
   if (!hazard.empty()) fail_order(shared_.begin + offset, width, op, hazard);
   if (op == Op::cp_async_write && order_->tma && order_->tma->records_reads()) {
     const std::string over =
@@ -252,11 +253,11 @@ void Scope::check_cp_async(std::size_t offset, uint32_t width, Op op) {
 
 void Scope::check_tma(std::size_t offset, uint32_t width, Op op) {
   TmaShadow& shadow = *order_->tma;
-  const std::string hazard = op == Op::load
+  const std::string hazard = is_read(op)
                                  ? shadow.read_hazard(offset, width, order_->linear_thread)
                                  : shadow.write_hazard(offset, width, order_->linear_thread);
   if (!hazard.empty()) fail_order(shared_.begin + offset, width, op, hazard);
-  if (op == Op::load) shadow.read_by(offset, width, order_->linear_thread);
+  if (is_read(op)) shadow.read_by(offset, width, order_->linear_thread);
 }
 
 void TmaShadow::reset(std::size_t shared_bytes, uint32_t threads, const ReleaseClocks& clocks) {
@@ -444,6 +445,137 @@ std::string TmaShadow::write_hazard(std::size_t offset, uint32_t width, uint32_t
 std::string TmaShadow::group_hazard(std::size_t offset, uint32_t width, uint32_t first,
                                     uint32_t count) const {
   return first_hazard(offset, width, first, count, "a wgmma read of");
+}
+
+void Scope::check_race(std::size_t offset, uint32_t width, Op op) {
+  SharedRaceShadow& shadow = *order_->race;
+  const std::string race = op == Op::load ? shadow.read(offset, width, order_->linear_thread)
+                                          : shadow.write(offset, width, order_->linear_thread);
+  if (!race.empty()) fail_order(shared_.begin + offset, width, op, race);
+}
+
+void SharedRaceShadow::reset(std::size_t shared_bytes, uint32_t threads,
+                             const ReleaseClocks& clocks) {
+  // Threads are 16-bit in the records: run_grid_on_host refuses a block of more than 1024.
+  if (cells_.size() < shared_bytes) cells_.resize(shared_bytes);
+  syncs_.assign((threads + 31) / 32, 0);
+  clocks_ = &clocks;
+  barrier();
+}
+
+void SharedRaceShadow::barrier() {
+  if (++generation_ == 0) {  // wrapped: no stale record may match the new generation
+    std::fill(cells_.begin(), cells_.end(), Cell{});
+    generation_ = 1;
+  }
+}
+
+SharedRaceShadow::Access SharedRaceShadow::stamp(uint32_t thread) const {
+  Access a;
+  a.thread_plus_1 = static_cast<uint16_t>(thread + 1);
+  a.latest = static_cast<uint16_t>(thread);
+  a.epoch = clocks_->epoch(thread);
+  a.sync = syncs_[thread / 32];
+  return a;
+}
+
+bool SharedRaceShadow::ordered_after(uint32_t thread, uint32_t by, const Access& a) const {
+  if (by == thread) return true;
+  if (by / 32 == thread / 32 && syncs_[thread / 32] > a.sync) return true;
+  return clocks_->ordered_after(thread, by, a.epoch);
+}
+
+// Reads of one warp (its first reader, and the latest read's thread and
+// stamps): a sync_warp of that warp after the latest orders every lane's
+// read before the writer's (each lane read before it arrived); mbarrier
+// clocks are checked against the latest read only (the other lanes'
+// epochs are not kept: a race with them may pass, none is made up).
+bool SharedRaceShadow::ordered_after_reads(uint32_t thread, const Access& r) const {
+  const uint32_t first = r.thread_plus_1 - 1u;
+  if (!r.several) return ordered_after(thread, first, r);
+  if (first / 32 == thread / 32 && syncs_[thread / 32] > r.sync) return true;
+  if (!clocks_->on()) return false;
+  return r.latest == thread || clocks_->ordered_after(thread, r.latest, r.epoch);
+}
+
+SharedRaceShadow::Cell& SharedRaceShadow::cell(std::size_t offset) {
+  Cell& c = cells_[offset];
+  if (c.generation != generation_) c = Cell{generation_, {}, {}};
+  return c;
+}
+
+std::string SharedRaceShadow::race(const char* kind, std::size_t offset, uint32_t thread,
+                                   const std::string& other_did) const {
+  return std::string("a race on shared offset ") + std::to_string(offset) + " (" + kind +
+         "): " + other_did + " it, and thread " + std::to_string(thread) +
+         " is not ordered after that (no block barrier since, no sync_warp of a warp they share, "
+         "no mbarrier phase that thread arrived on after it and this one waited for): on the GPU "
+         "the two may meet in either order";
+}
+
+std::string SharedRaceShadow::after_write(const Cell& c, std::size_t at, uint32_t thread,
+                                          const char* kind) const {
+  if (c.write.thread_plus_1 == kNone) return "";
+  const uint32_t writer = c.write.thread_plus_1 - 1u;
+  return ordered_after(thread, writer, c.write)
+             ? ""
+             : race(kind, at, thread, "thread " + std::to_string(writer) + " wrote");
+}
+
+std::string SharedRaceShadow::read(std::size_t offset, uint32_t width, uint32_t thread) {
+  const Access now = stamp(thread);
+  for (std::size_t at = offset; at < offset + width; ++at) {
+    Cell& c = cell(at);
+    std::string why = after_write(c, at, thread, "read after write");
+    if (!why.empty()) return why;
+    for (Access& r : c.reads) {
+      if (r.thread_plus_1 == kNone) {
+        r = now;
+        break;
+      }
+      if ((r.thread_plus_1 - 1u) / 32 != thread / 32) continue;
+      r.several = r.several || r.thread_plus_1 != now.thread_plus_1;
+      r.latest = now.latest;
+      r.epoch = now.epoch;
+      r.sync = now.sync;
+      break;
+    }
+  }
+  return "";
+}
+
+std::string SharedRaceShadow::write(std::size_t offset, uint32_t width, uint32_t thread) {
+  for (std::size_t at = offset; at < offset + width; ++at) {
+    const Cell& c = cell(at);
+    std::string why = after_write(c, at, thread, "write after write");
+    if (!why.empty()) return why;
+    for (const Access& r : c.reads) {
+      if (r.thread_plus_1 == kNone) break;
+      if (ordered_after_reads(thread, r)) continue;
+      // A reader other than this thread: the latest, the first, or its warp's lanes.
+      const uint32_t first = r.thread_plus_1 - 1u;
+      const uint32_t reader = r.latest != thread ? r.latest : first;
+      return race("write after read", at, thread,
+                  reader != thread ? "thread " + std::to_string(reader) + " read"
+                                   : "other lanes of warp " + std::to_string(first / 32) + " read");
+    }
+  }
+  const Access now = stamp(thread);
+  for (std::size_t at = offset; at < offset + width; ++at) {
+    Cell& c = cells_[at];
+    c.write = now;
+    c.reads[0] = c.reads[1] = Access{};
+  }
+  return "";
+}
+
+std::string SharedRaceShadow::copied_over(std::size_t offset, std::size_t bytes, uint32_t thread) {
+  for (std::size_t at = offset; at < offset + bytes; ++at) {
+    std::string why = after_write(cell(at), at, thread, "a TMA copy after a write");
+    if (!why.empty()) return why;
+  }
+  for (std::size_t at = offset; at < offset + bytes; ++at) cells_[at] = Cell{generation_, {}, {}};
+  return "";
 }
 
 void ReleaseClocks::reset(uint32_t threads) {

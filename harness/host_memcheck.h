@@ -59,6 +59,11 @@
 //     read (thread, epoch) while the clocks are on, and each wgmma's B tile
 //     as read by its warpgroup until the wait that retires it (a slot freed
 //     before that wait is freed too early), and each copy checks them.
+//   - races of plain shared-memory accesses (compute-sanitizer's
+//     racecheck): a thread's access to a byte another thread wrote, or its
+//     write over a byte another thread read, since the last block barrier,
+//     without a sync_warp of their warp or an mbarrier phase between
+//     (SharedRaceShadow below). The host's turns hide these too.
 // A violation throws MemoryViolation, naming the kernel, the thread and block,
 // the address, the access and the allocation it hit or was nearest to.
 //
@@ -87,7 +92,11 @@ class MemoryViolation : public std::runtime_error {
 
 namespace memcheck {
 
-enum class Op : uint8_t { load, store, cp_async_read, cp_async_write, atomic };
+// wgmma_read: a wgmma's read of its shared tile, a load to every check but
+// the race shadow's (SharedRaceShadow: the warpgroup's wait, not one
+// thread, orders that read; the executor's wgmma rules cover it).
+enum class Op : uint8_t { load, store, cp_async_read, cp_async_write, atomic, wgmma_read };
+inline bool is_read(Op op) { return op == Op::load || op == Op::wgmma_read; }
 
 // Where an access may land: global memory only (ld.global.nc through
 // __ldg, a cp.async source), shared memory only (a cp.async destination, an
@@ -367,6 +376,69 @@ class TmaShadow {
   std::size_t unsettled_ = 0;
 };
 
+// Races of plain shared-memory accesses between a block's threads:
+// compute-sanitizer's racecheck, on the host. Since the last block barrier,
+// a thread's access to a byte another thread wrote (read-after-write,
+// write-after-write), or its write to a byte another thread read
+// (write-after-read), needs the thread ordered after that access: by a
+// sync_warp of their warp since, or by mbarrier phases (ReleaseClocks). On
+// the GPU the threads run at once; on the host they take turns, so a warp
+// that writes before a later warp reads always wins here, and without this
+// check the race never shows in the results. A cp.async counts as its
+// thread's write at issue (CpAsyncShadow says when it lands); a TMA box,
+// written by no thread, checks the writes it overwrites and then clears its
+// bytes' records (TmaShadow orders its reads). A wgmma's read of its tile
+// counts as its issuing thread's load. Per byte: the last write, and the
+// latest read of each of the first two warps that read it since that write
+// (a third warp's reads are not recorded: a race it takes part in may pass
+// here, but no legal order fails). Hand-written: no library models a GPU
+// block's happens-before.
+class SharedRaceShadow {
+ public:
+  // Sizes the records for `shared_bytes` (kept between blocks, never
+  // cleared: a block barrier or a new block starts a new generation).
+  void reset(std::size_t shared_bytes, uint32_t threads, const ReleaseClocks& clocks);
+  // A load (read) or a store or cp.async (write) of [offset, offset +
+  // width) by `thread`: "" and recorded, or why it races.
+  std::string read(std::size_t offset, uint32_t width, uint32_t thread);
+  std::string write(std::size_t offset, uint32_t width, uint32_t thread);
+  // A TMA box into [offset, offset + bytes) issued by `thread`: "" and the
+  // bytes' records cleared, or why it races with a write there.
+  std::string copied_over(std::size_t offset, std::size_t bytes, uint32_t thread);
+  // A sync_warp of warp `warp` completed.
+  void warp_synced(uint32_t warp) { ++syncs_[warp]; }
+  // A block barrier: every access so far is ordered before every thread.
+  void barrier();
+
+ private:
+  static constexpr uint16_t kNone = 0;
+  struct Access {
+    uint16_t thread_plus_1 = kNone;  // the thread (plus 1); kNone: no access
+    bool several = false;            // a read slot: other lanes of the warp read too
+    uint16_t latest = 0;             // a read slot: the thread of its latest read
+    uint32_t epoch = 0, sync = 0;    // that access's clock epoch and warp's sync count
+  };
+  struct Cell {
+    uint32_t generation = 0;
+    Access write;
+    Access reads[2];  // by warp
+  };
+  Access stamp(uint32_t thread) const;
+  // Whether `thread` is ordered after access `a` by thread `by`, and after
+  // the reads of read slot `r`.
+  bool ordered_after(uint32_t thread, uint32_t by, const Access& a) const;
+  bool ordered_after_reads(uint32_t thread, const Access& r) const;
+  Cell& cell(std::size_t offset);
+  // Why `thread`'s access (`kind`) after the cell's write races, or "".
+  std::string after_write(const Cell& c, std::size_t at, uint32_t thread, const char* kind) const;
+  std::string race(const char* kind, std::size_t offset, uint32_t thread,
+                   const std::string& other_did) const;
+  std::vector<Cell> cells_;
+  std::vector<uint32_t> syncs_;  // per warp: sync_warps completed
+  uint32_t generation_ = 0;
+  const ReleaseClocks* clocks_ = nullptr;
+};
+
 // The ordering duties the checker tracks for one thread (the executor keeps
 // one per thread, and one block flag per block).
 struct ThreadOrder {
@@ -386,6 +458,8 @@ struct ThreadOrder {
   CpAsyncShadow* cp_async = nullptr;
   // The block's TMA shadow, the same way.
   TmaShadow* tma = nullptr;
+  // The block's race shadow, the same way.
+  SharedRaceShadow* race = nullptr;
 };
 
 // What the checker knows while one worker thread runs blocks of one launch:
@@ -421,11 +495,13 @@ class Scope {
             check_cp_async(a - shared_.begin, width, op);
           }
           if (order_ && order_->tma &&
-              (!order_->tma->quiet() || (op == Op::load && order_->tma->records_reads())))
+              (!order_->tma->quiet() || (is_read(op) && order_->tma->records_reads())))
             check_tma(a - shared_.begin, width, op);
           if (order_ && order_->async_proxy && (op == Op::store || op == Op::cp_async_write)) {
             order_->async_proxy->written(a - shared_.begin, width, order_->linear_thread);
           }
+          if (order_ && order_->race && op != Op::wgmma_read)
+            check_race(a - shared_.begin, width, op);
           return;
         }
       } else if (space != Space::shared) {
@@ -473,6 +549,8 @@ class Scope {
   void check_cp_async(std::size_t offset, uint32_t width, Op op);
   // TmaShadow's rules for a shared-memory access at `offset`.
   void check_tma(std::size_t offset, uint32_t width, Op op);
+  // SharedRaceShadow's rules, the same way.
+  void check_race(std::size_t offset, uint32_t width, Op op);
 
   const char* kernel_;
   std::shared_ptr<const Regions> regions_;

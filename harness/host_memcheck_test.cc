@@ -560,6 +560,145 @@ TEST(HostMemcheck, ATmaCopyComesAfterTheWgmmaReadsItOverwrites) {
   EXPECT_EQ(tma.issued(2, 64, 16, 104, granules), "") << "the group's own thread";
 }
 
+// The race shadow alone (SharedRaceShadow), threads 0..63 (warps 0 and 1):
+// an access after another thread's write, or a write after its read, needs
+// the thread ordered after it by a sync_warp of their warp, an mbarrier
+// phase, or a block barrier; several lanes' reads need a sync_warp after
+// the latest; a TMA box checks the writes it covers and clears its bytes.
+TEST(HostMemcheck, SharedRaceShadowOrdersAccessesByBarriersSyncWarpsAndPhases) {
+  memcheck::ReleaseClocks clocks;
+  clocks.reset(64);
+  memcheck::SharedRaceShadow race;
+  race.reset(64, 64, clocks);
+  const auto says = [](const std::string& why, const std::string& part) {
+    EXPECT_NE(why.find(part), std::string::npos) << "\"" << part << "\" missing from: " << why;
+  };
+  EXPECT_EQ(race.write(0, 4, 0), "");
+  EXPECT_EQ(race.read(0, 4, 0), "") << "a thread's own write";
+  says(race.read(2, 2, 33),
+       "a race on shared offset 2 (read after write): thread 0 wrote it, "
+       "and thread 33 is not ordered after that");
+  says(race.read(0, 4, 1), "thread 0 wrote it");  // the same warp, no sync_warp since
+  race.warp_synced(0);
+  EXPECT_EQ(race.read(0, 4, 1), "");
+  says(race.write(0, 4, 2), "(write after read): thread 1 read it");
+  race.barrier();
+  EXPECT_EQ(race.write(0, 4, 40), "");  // after the barrier: none of it counts
+  says(race.write(0, 1, 41), "(write after write): thread 40 wrote it");
+  // Lanes 0..3 read; lane 3, the latest, writes: the other lanes' reads race.
+  race.barrier();
+  for (uint32_t lane = 0; lane < 4; ++lane) EXPECT_EQ(race.read(8, 4, lane), "");
+  says(race.write(8, 4, 3), "(write after read): thread 0 read it");
+  race.warp_synced(0);
+  EXPECT_EQ(race.write(8, 4, 3), "");
+  EXPECT_EQ(race.read(12, 4, 0), "");  // lane 0 reads first and last, lane 1 between
+  EXPECT_EQ(race.read(12, 4, 1), "");
+  EXPECT_EQ(race.read(12, 4, 0), "");
+  says(race.write(12, 4, 0), "(write after read): other lanes of warp 0 read it");
+  // Two warps read; a write from either needs the other's read ordered.
+  race.barrier();
+  EXPECT_EQ(race.read(16, 4, 5), "");
+  EXPECT_EQ(race.read(16, 4, 37), "");
+  says(race.write(16, 4, 5), "thread 37 read it");
+  // Through mbarrier phases: thread 0 writes and arrives, thread 40 waits.
+  race.barrier();
+  clocks.start();
+  EXPECT_EQ(race.write(24, 4, 0), "");
+  std::vector<uint32_t> full;
+  clocks.release(0, full);
+  says(race.read(24, 4, 41), "thread 0 wrote it");  // thread 41 did not wait
+  clocks.acquire(40, full);
+  EXPECT_EQ(race.read(24, 4, 40), "");
+  std::vector<uint32_t> empty;  // thread 40 frees the slot after reading; thread 0 waits
+  says(race.write(24, 4, 0), "thread 40 read it");
+  clocks.release(40, empty);
+  clocks.acquire(0, empty);
+  EXPECT_EQ(race.write(24, 4, 0), "");
+  // A TMA box over another thread's write: only once ordered after it.
+  race.barrier();
+  EXPECT_EQ(race.write(32, 16, 5), "");
+  says(race.copied_over(32, 32, 40), "(a TMA copy after a write): thread 5 wrote it");
+  EXPECT_EQ(race.copied_over(32, 32, 5), "");
+  EXPECT_EQ(race.read(32, 16, 40), "") << "the box's bytes: TmaShadow's to order";
+}
+
+// The executor holds every kernel to it: a block of two warps passes a word
+// through shared memory. Warp 0 runs first on the host, so each racy order
+// below gave the right answer there before the race shadow; on the GPU the
+// warps run at once.
+enum class HandOff : uint8_t {
+  barrier,           // legal: a block barrier between the write and the read
+  warp_sync,         // legal: writer and reader in warp 0, a sync_warp between
+  mbarrier,          // legal: the writer arrives, the reader waits on the phase
+  other_warp,        // warp 0 writes, warp 1 reads: no barrier
+  same_warp,         // lane 0 writes, lane 1 reads: no sync_warp
+  read_then_write,   // warp 0 reads, warp 1 writes over it: no barrier
+  write_then_write,  // warp 0 writes, warp 1 writes: no barrier
+};
+struct SharedHandOff {
+  struct Params {
+    uint32_t* out;
+    HandOff order;
+  };
+  template <class Ctx>
+  static void body(Ctx& ctx, const Params& p) {
+    const uint32_t t = ctx.thread_idx().x;
+    uint32_t* word = ctx.template shared_mem<uint32_t>();
+    uint64_t* bar = reinterpret_cast<uint64_t*>(word + 2);
+    if (p.order == HandOff::mbarrier) {
+      if (t == 0) ctx.mbarrier_init(bar, 1);
+      ctx.sync_threads();
+    }
+    const uint32_t writer = p.order == HandOff::read_then_write ? 32u : 0u;
+    const uint32_t reader = p.order == HandOff::read_then_write                              ? 0u
+                            : p.order == HandOff::warp_sync || p.order == HandOff::same_warp ? 1u
+                                                                                             : 32u;
+    if (p.order == HandOff::read_then_write && t == reader)
+      store_u32(p.out, load_generic_u32(word));
+    if (t == writer || (p.order == HandOff::write_then_write && t == 32)) store_u32(word, 7u + t);
+    if (p.order == HandOff::barrier) ctx.sync_threads();
+    if (p.order == HandOff::warp_sync && t < 32) ctx.sync_warp();
+    if (p.order == HandOff::mbarrier) {
+      if (t == writer) ctx.mbarrier_arrive(bar);
+      if (t == reader) ctx.mbarrier_wait(bar, 0);
+    }
+    if (p.order != HandOff::read_then_write && p.order != HandOff::write_then_write &&
+        t == reader) {
+      store_u32(p.out, load_generic_u32(word));
+    }
+  }
+};
+
+TEST(HostMemcheck, ASharedMemoryRaceBetweenThreadsIsCaught) {
+  auto backend = make_host_backend();
+  Buffer out(*backend, 4, "out");
+  const LaunchShape block{{1, 1, 1}, {64, 1, 1}, 16, true};
+  const auto run = [&](HandOff order) {
+    return violation([&] { launch_on_host<SharedHandOff>(block, {out.as<uint32_t>(), order}); });
+  };
+  for (HandOff legal : {HandOff::barrier, HandOff::warp_sync, HandOff::mbarrier}) {
+    EXPECT_EQ(run(legal), "");
+    uint32_t got = 0;
+    backend->copy_out(&got, out.data(), 4);
+    EXPECT_EQ(got, 7u);
+  }
+  expect_parts(run(HandOff::other_warp),
+               {"SharedHandOff", "thread (32,0,0)", "4-byte load at",
+                "a race on shared offset 0 (read after write): thread 0 wrote it, and thread 32 "
+                "is not ordered after that"});
+  expect_parts(run(HandOff::same_warp), {"thread (1,0,0)", "thread 0 wrote it"});
+  expect_parts(run(HandOff::read_then_write),
+               {"thread (32,0,0)", "4-byte store at", "(write after read): thread 0 read it"});
+  expect_parts(run(HandOff::write_then_write),
+               {"thread (32,0,0)", "(write after write): thread 0 wrote it"});
+  // A block without collectives runs as a plain loop: nothing orders its threads.
+  const LaunchShape plain{{1, 1, 1}, {64, 1, 1}, 16, false};
+  expect_parts(violation([&] {
+                 launch_on_host<SharedHandOff>(plain, {out.as<uint32_t>(), HandOff::other_warp});
+               }),
+               {"thread (32,0,0)", "(read after write): thread 0 wrote it"});
+}
+
 // The async proxy's view of a handed-over write, alone: thread 0 writes a
 // granule without a fence and arrives; a fence counts for the readers
 // ordered after it only if its thread was ordered after the write (thread
