@@ -214,27 +214,38 @@ TEST_P(FusedOnBackend, ATailSplitGivesPrefillVec8sBits) {
 }
 
 // Past CUDA's 65535 rows of blocks a block loops over the tiles of A
-// (fused_tile_launch): a problem that large is too large for the host
-// executor, so here the launch is cut to one row of blocks by hand, and
-// each block takes a whole tile and then one of 5 rows in turn, handing
-// its stages from one tile to the next (one slice writing Y, and two
-// slices' parts summed). Exact mode: prefill_vec8's bits, every output
-// written once (Y starts as 0xFF bytes, a NaN no output is).
+// (fused_tile_launch), and prefill_fused_sum's blocks over rows of Y (or,
+// when a row holds no whole groups of 4, over outputs past 4096 blocks): a
+// problem that large is too large for the host executor, so here each
+// launch is cut to one row of blocks (the sum's one-output path to one
+// block) by hand. Each block then takes a whole tile and one of 5 rows in
+// turn, handing its stages from one tile to the next. One slice writing Y,
+// and two slices' parts summed; N with whole groups of 4 and without.
+// Exact mode: prefill_vec8's bits, every output written once (Y starts as
+// 0xFF bytes, a NaN no output is).
 template <class F>
 void expect_tiles_past_the_grid_give_prefill_vec8s_bits(nvh::Backend& backend) {
-  const int64_t M = F::kTileRows + 5, N = F::kTileCols + 8, K = 512;
-  HandLaunch run(backend, M, N, K, 7);
-  for (int32_t k : {1, 2}) {
-    backend.fill(run.Y.data(), 0xFF, run.Y.bytes());
-    nvh::Buffer parts(backend, k * M * N * 4, "parts");
-    PrefillFusedParams params = run.params(k);
-    if (k > 1) params.parts = static_cast<float*>(parts.data());
-    nvh::LaunchShape shape = F::shape(params);
-    ASSERT_EQ(shape.grid.y, 2u);
-    shape.grid.y = 1;
-    launch_fused<F>(backend, shape, params);
-    if (k > 1) nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(params), params);
-    EXPECT_TRUE(run.y_is_prefill_vec8s()) << F::kTileRows << " rows a tile, " << k << " slices";
+  const int64_t M = F::kTileRows + 5, K = 512;
+  for (int64_t N : {F::kTileCols + 8, F::kTileCols + 7}) {
+    HandLaunch run(backend, M, N, K, 7);
+    for (int32_t k : {1, 2}) {
+      backend.fill(run.Y.data(), 0xFF, run.Y.bytes());
+      nvh::Buffer parts(backend, k * M * N * 4, "parts");
+      PrefillFusedParams params = run.params(k);
+      if (k > 1) params.parts = static_cast<float*>(parts.data());
+      nvh::LaunchShape shape = F::shape(params);
+      ASSERT_EQ(shape.grid.y, 2u);
+      shape.grid.y = 1;
+      launch_fused<F>(backend, shape, params);
+      if (k > 1) {
+        nvh::LaunchShape sum = PrefillFusedSum::shape(params);
+        ASSERT_GT(sum.grid.x * sum.grid.y, 1u);
+        sum.grid = {N % 4 == 0 ? sum.grid.x : 1, 1, 1};
+        nvh::launch<PrefillFusedSum>(backend, sum, params);
+      }
+      EXPECT_TRUE(run.y_is_prefill_vec8s())
+          << F::kTileRows << " rows a tile, N = " << N << ", " << k << " slices";
+    }
   }
 }
 
