@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "harness/backend_fixture.h"
+#include "harness/launch.h"
 #include "kernels/nvfp4_matmul/gemv_mma.cuh"
 #include "kernels/nvfp4_matmul/prefill_vec8.cuh"
 #include "properties/nvfp4_matmul/matmul_case.h"
@@ -81,6 +82,35 @@ TEST(PrefillVec8Shape, BlocksAreTheChunksInWholeWarpsUpTo256Threads) {
     EXPECT_EQ(s.grid.x, w.blocks_x) << w.N << " x " << w.K;
     EXPECT_EQ(s.grid.y, w.blocks_y) << w.N << " x " << w.K;
   }
+}
+
+// Past CUDA's 65535 rows of blocks (over a million rows of W at 16 a
+// thread) each thread of prefill_vec8 loops over more rows than its 16; no
+// problem the host executor runs gets there, so the launch is cut to one
+// row of blocks by hand and each thread takes three turns (rows 0-15,
+// 16-31, then 32-39 of 40). The scratch is the reference's dequantization.
+TEST_P(OnBackend, PrefillVec8RowsPastTheGridAreDequantized) {
+  std::mt19937 rng(5);
+  const int64_t N = 40, K = 64;
+  std::vector<uint8_t> packed(N * K / 2), scales(N * K / 16);
+  for (auto& b : packed) b = static_cast<uint8_t>(rng());
+  for (auto& s : scales) s = static_cast<uint8_t>(rng() % 0x7F);  // finite E4M3
+  const float g = 0.375f;
+  nvh::Buffer B(backend(), packed.size(), "B"), S(backend(), scales.size(), "scales"),
+      G(backend(), sizeof g, "g"), scratch(backend(), N * K * 2, "scratch");
+  B.upload(packed);
+  S.upload(scales);
+  G.upload(&g, sizeof g);
+  backend().fill(scratch.data(), 0xEE, scratch.bytes());
+  const DequantParams p{
+      B.as<uint8_t>(), S.as<uint8_t>(),    G.as<float>(), scratch.as<uint16_t>(), N, K, 16,
+      K / 16,          nvh::HalfKind::fp16};
+  nvh::LaunchShape shape = PrefillVec8::shape(p);
+  ASSERT_EQ(shape.grid.y, 3u);
+  shape.grid.y = 1;
+  nvh::launch<PrefillVec8>(backend(), shape, p);
+  EXPECT_EQ(scratch.download_as<uint16_t>(N * K),
+            ref::dequantize(packed.data(), scales.data(), g, N, K, 16, ref::Half::fp16));
 }
 
 TEST_P(OnBackend, PrefillScalarMatchesTheReference) {
