@@ -388,11 +388,12 @@ class TmaShadow {
 // thread's write at issue (CpAsyncShadow says when it lands); a TMA box,
 // written by no thread, checks the writes it overwrites and then clears its
 // bytes' records (TmaShadow orders its reads). A wgmma's read of its tile
-// counts as its issuing thread's load. Per byte: the last write, and the
-// latest read of each of the first two warps that read it since that write
-// (a third warp's reads are not recorded: a race it takes part in may pass
-// here, but no legal order fails). Hand-written: no library models a GPU
-// block's happens-before.
+// is not recorded (Op::wgmma_read: each thread's own wgmma_wait orders it
+// for that thread; the wgmma rules and TmaShadow hold it). Per byte: the
+// last write, and the latest read of each of the first two warps that read
+// it since that write (a third warp's reads are not recorded: a race it
+// takes part in may pass here, but no legal order fails). Hand-written: no
+// library models a GPU block's happens-before.
 class SharedRaceShadow {
  public:
   // Sizes the records for `shared_bytes` (kept between blocks, never
