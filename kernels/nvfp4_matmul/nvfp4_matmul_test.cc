@@ -85,10 +85,12 @@ TEST(PrefillVec8Shape, BlocksAreTheChunksInWholeWarpsUpTo256Threads) {
 }
 
 // Past CUDA's 65535 rows of blocks (over a million rows of W at 16 a
-// thread) each thread of prefill_vec8 loops over more rows than its 16; no
-// problem the host executor runs gets there, so the launch is cut to one
-// row of blocks by hand and each thread takes three turns (rows 0-15,
-// 16-31, then 32-39 of 40). The scratch is the reference's dequantization.
+// thread) each thread of prefill_vec8 loops over more rows than its 16. The
+// geometry family reaches that with 2^20 + 1 rows of one 8-value chunk
+// (property_tests); here, at 40 rows of 64 values on every backend, the
+// launch is cut to one row of blocks by hand and each thread takes three
+// turns (rows 0-15, 16-31, then 32-39). The scratch is the reference's
+// dequantization.
 TEST_P(OnBackend, PrefillVec8RowsPastTheGridAreDequantized) {
   std::mt19937 rng(5);
   const int64_t N = 40, K = 64;

@@ -445,7 +445,7 @@ std::string str(int64_t v) { return std::to_string(v); }
 // Each case is computed from the kernel's own constants and shape(), and its
 // aim checks the same shape() for the case as it ran. The caps, by kernel:
 //   empty.cuh        EmptyFill: grid.x <= kMaxBlocks (4096) blocks of 256, a grid-stride loop.
-//   prefill_vec8.cuh PrefillVec8: grid.y <= kMaxGridRows (65535), kRowsPerThread (4) rows a
+//   prefill_vec8.cuh PrefillVec8: grid.y <= kMaxGridRows (65535), kRowsPerThread (16) rows a
 //                    thread, the row loop's second trip and its break inside a group; threads
 //                    past K / 8 chunks leave.
 //   prefill_scalar.cuh PrefillScalar: grid.x <= 32 blocks per multiprocessor (8 x 32 on the
@@ -464,8 +464,9 @@ std::string str(int64_t v) { return std::to_string(v); }
 //   prefill_fused.cuh PrefillFused: its four block shapes, K split across blocks (parts, then
 //                    prefill_fused_sum.cuh), a slice ending in a stage shorter than the block's
 //                    K warps, more stages than kStages, blocks over M (grid.y; past 65535
-//                    tiles only in prefill_fused_test.cc, by shape()) and over N with rows of
-//                    W past N: the prefill_fused family's aims.
+//                    tiles only in prefill_fused_test.cc: by shape(), and by launches with the
+//                    grid cut so that a block takes two tiles) and over N with rows of W past
+//                    N: the prefill_fused family's aims.
 //   native_sm120.cuh ActAmaxPartial <= kMaxBlocks (1024) blocks, ActGlobalScale's lanes
 //                    folding several partials, ActQuantize and ScaleRetile <= kMaxBlocks
 //                    (4096): an sm_12x GPU only (hardware-gated elsewhere).
