@@ -479,10 +479,13 @@ SharedRaceShadow::Access SharedRaceShadow::stamp(uint32_t thread) const {
   return a;
 }
 
+bool SharedRaceShadow::warp_synced_since(uint32_t thread, uint32_t by, uint32_t sync) const {
+  return by / 32 == thread / 32 && syncs_[thread / 32] > sync;
+}
+
 bool SharedRaceShadow::ordered_after(uint32_t thread, uint32_t by, const Access& a) const {
-  if (by == thread) return true;
-  if (by / 32 == thread / 32 && syncs_[thread / 32] > a.sync) return true;
-  return clocks_->ordered_after(thread, by, a.epoch);
+  return by == thread || warp_synced_since(thread, by, a.sync) ||
+         clocks_->ordered_after(thread, by, a.epoch);
 }
 
 // Reads of one warp (its first reader, and the latest read's thread and
@@ -493,7 +496,7 @@ bool SharedRaceShadow::ordered_after(uint32_t thread, uint32_t by, const Access&
 bool SharedRaceShadow::ordered_after_reads(uint32_t thread, const Access& r) const {
   const uint32_t first = r.thread_plus_1 - 1u;
   if (!r.several) return ordered_after(thread, first, r);
-  if (first / 32 == thread / 32 && syncs_[thread / 32] > r.sync) return true;
+  if (warp_synced_since(thread, first, r.sync)) return true;
   if (!clocks_->on()) return false;
   return r.latest == thread || clocks_->ordered_after(thread, r.latest, r.epoch);
 }

@@ -428,6 +428,9 @@ class SharedRaceShadow {
   // Whether `thread` is ordered after access `a` by thread `by`, and after
   // the reads of read slot `r`.
   bool ordered_after(uint32_t thread, uint32_t by, const Access& a) const;
+  // Whether `thread` shares a warp with `by` and a sync_warp of it completed
+  // after the warp's count was `sync`.
+  bool warp_synced_since(uint32_t thread, uint32_t by, uint32_t sync) const;
   bool ordered_after_reads(uint32_t thread, const Access& r) const;
   Cell& cell(std::size_t offset);
   // Why `thread`'s access (`kind`) after the cell's write races, or "".

@@ -644,27 +644,48 @@ struct SharedHandOff {
   static void body(Ctx& ctx, const Params& p) {
     const uint32_t t = ctx.thread_idx().x;
     uint32_t* word = ctx.template shared_mem<uint32_t>();
-    uint64_t* bar = reinterpret_cast<uint64_t*>(word + 2);
-    if (p.order == HandOff::mbarrier) {
-      if (t == 0) ctx.mbarrier_init(bar, 1);
-      ctx.sync_threads();
-    }
-    const uint32_t writer = p.order == HandOff::read_then_write ? 32u : 0u;
-    const uint32_t reader = p.order == HandOff::read_then_write                              ? 0u
-                            : p.order == HandOff::warp_sync || p.order == HandOff::same_warp ? 1u
-                                                                                             : 32u;
-    if (p.order == HandOff::read_then_write && t == reader)
-      store_u32(p.out, load_generic_u32(word));
-    if (t == writer || (p.order == HandOff::write_then_write && t == 32)) store_u32(word, 7u + t);
-    if (p.order == HandOff::barrier) ctx.sync_threads();
-    if (p.order == HandOff::warp_sync && t < 32) ctx.sync_warp();
-    if (p.order == HandOff::mbarrier) {
-      if (t == writer) ctx.mbarrier_arrive(bar);
-      if (t == reader) ctx.mbarrier_wait(bar, 0);
-    }
-    if (p.order != HandOff::read_then_write && p.order != HandOff::write_then_write &&
-        t == reader) {
-      store_u32(p.out, load_generic_u32(word));
+    const auto write = [&] { store_u32(word, 7u + t); };
+    const auto read = [&] { store_u32(p.out, load_generic_u32(word)); };
+    switch (p.order) {
+      case HandOff::barrier:
+        if (t == 0) write();
+        ctx.sync_threads();
+        if (t == 32) read();
+        return;
+      case HandOff::warp_sync:
+        if (t == 0) write();
+        if (t < 32) ctx.sync_warp();
+        if (t == 1) read();
+        return;
+      case HandOff::mbarrier: {
+        uint64_t* bar = reinterpret_cast<uint64_t*>(word + 2);
+        if (t == 0) ctx.mbarrier_init(bar, 1);
+        ctx.sync_threads();
+        if (t == 0) {
+          write();
+          ctx.mbarrier_arrive(bar);
+        }
+        if (t == 32) {
+          ctx.mbarrier_wait(bar, 0);
+          read();
+        }
+        return;
+      }
+      case HandOff::other_warp:
+        if (t == 0) write();
+        if (t == 32) read();
+        return;
+      case HandOff::same_warp:
+        if (t == 0) write();
+        if (t == 1) read();
+        return;
+      case HandOff::read_then_write:
+        if (t == 0) read();
+        if (t == 32) write();
+        return;
+      case HandOff::write_then_write:
+        if (t == 0 || t == 32) write();
+        return;
     }
   }
 };
