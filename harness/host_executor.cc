@@ -899,11 +899,13 @@ void HostBlock::wgmma_wait(uint32_t thread, int pending) {
 // nothing they read changed while they were in flight.
 void HostBlock::retire(WarpGroup& g, std::size_t end, uint32_t thread) {
   const std::string group = "warpgroup " + std::to_string(thread / kWarpGroupSize);
-  // The B tiles it read, for the copies that come later (TmaShadow): read
-  // until now, with the warpgroup's threads at their epochs in this wait.
+  // The B tiles it read, for the copies and stores that come later
+  // (TmaShadow): read until now, with the warpgroup's threads at their
+  // epochs in this wait (epochs 1 with the clocks off: then only a block
+  // barrier orders another thread after the read).
   uint32_t snapshot = 0;
   const uint32_t first = thread - thread % kWarpGroupSize;
-  const bool records = g.retired < end && tma_.records_reads();
+  const bool records = g.retired < end;
   if (records) {
     std::vector<uint32_t> epochs(kWarpGroupSize);
     for (uint32_t t = 0; t < kWarpGroupSize; ++t) epochs[t] = clocks_.epoch(first + t);

@@ -251,6 +251,11 @@ void Scope::check_cp_async(std::size_t offset, uint32_t width, Op op) {
   if (op == Op::cp_async_write) shadow.issued(offset, width, order_->linear_thread);
 }
 
+void Scope::check_store_over_group_read(std::size_t offset, uint32_t width) {
+  const std::string hazard = order_->tma->store_hazard(offset, width, order_->linear_thread);
+  if (!hazard.empty()) fail_order(shared_.begin + offset, width, Op::store, hazard);
+}
+
 void Scope::check_tma(std::size_t offset, uint32_t width, Op op) {
   TmaShadow& shadow = *order_->tma;
   const std::string hazard = is_read(op)
@@ -318,13 +323,8 @@ std::string TmaShadow::overwrite_hazard(std::size_t offset, uint32_t width, uint
   for (std::size_t g = first; g < end; ++g) {
     for (const Read& r : readers_[g]) {
       if (ordered_after_read(thread, r)) continue;
-      const std::string who = r.snapshot == kThreadRead
-                                  ? "thread " + std::to_string(r.thread)
-                                  : "the wgmmas of warpgroup " +
-                                        std::to_string(r.thread / snapshots_[r.snapshot].size()) +
-                                        " (retired by its wgmma_wait)";
       return std::string(what) + " into shared offset " + std::to_string(g * kGranule) + " that " +
-             who +
+             reader_name(r) +
              " read, and the issuing thread is not ordered after that read (no block barrier "
              "since, and no mbarrier phase that thread arrived on after reading was waited for "
              "before the copy): the copy may land before the read";
@@ -332,6 +332,28 @@ std::string TmaShadow::overwrite_hazard(std::size_t offset, uint32_t width, uint
   }
   for (std::size_t g = first; g < end; ++g) readers_[g].clear();
   return "";
+}
+
+std::string TmaShadow::store_hazard(std::size_t offset, uint32_t width, uint32_t thread) const {
+  const std::size_t first = offset / kGranule, end = (offset + width + kGranule - 1) / kGranule;
+  for (std::size_t g = first; g < end; ++g) {
+    for (const Read& r : readers_[g]) {
+      if (r.snapshot == kThreadRead || ordered_after_read(thread, r)) continue;
+      return "a store into shared offset " + std::to_string(g * kGranule) + " that " +
+             reader_name(r) +
+             " read, and the storing thread is not ordered after that read (no block barrier "
+             "since, and no mbarrier phase a thread of that warpgroup arrived on after its "
+             "wgmma_wait was waited for before the store): on the GPU the warpgroups run at "
+             "once, so the store may land before the wgmmas read";
+    }
+  }
+  return "";
+}
+
+std::string TmaShadow::reader_name(const Read& r) const {
+  if (r.snapshot == kThreadRead) return "thread " + std::to_string(r.thread);
+  return "the wgmmas of warpgroup " + std::to_string(r.thread / snapshots_[r.snapshot].size()) +
+         " (retired by its wgmma_wait)";
 }
 
 void TmaShadow::read_by(std::size_t offset, uint32_t width, uint32_t thread) {

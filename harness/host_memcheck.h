@@ -300,7 +300,12 @@ class CpAsyncShadow {
 // copy before a slower warp has read the old contents; on the host, whose
 // threads take turns, it never shows, so the reads are recorded (thread and
 // epoch, while the clocks are on: a TMA copy needs an mbarrier) and each
-// copy checks them. Hand-written: no library models the TMA's completion.
+// copy checks them. A warpgroup's wgmma reads of its tile are recorded
+// always (with the clocks off only a block barrier orders them), and a
+// plain store by a thread of another warpgroup over them needs the same
+// order as a copy: the warpgroups run at once on the GPU, so the store may
+// land before the wgmmas read. Hand-written: no library models the TMA's
+// completion.
 class TmaShadow {
  public:
   void reset(std::size_t shared_bytes, uint32_t threads, const ReleaseClocks& clocks);
@@ -325,6 +330,12 @@ class TmaShadow {
   // (and the granules' reads are then forgotten).
   std::string overwrite_hazard(std::size_t offset, uint32_t width, uint32_t thread,
                                const char* what);
+  // Why `thread` may not store into [offset, offset + width) yet: a read of
+  // it by another warpgroup's wgmmas it is not ordered after; "" when it
+  // may. Threads' reads are left to the race shadow (SharedRaceShadow, which
+  // also orders by sync_warp) and stay recorded for later copies.
+  std::string store_hazard(std::size_t offset, uint32_t width, uint32_t thread) const;
+  bool has_group_reads() const { return !snapshots_.empty(); }
   // The phase counting these granules' copies completed; the copies landed
   // at `epoch` of clock source `source`.
   void landed(const std::vector<uint32_t>& granules, uint32_t source, uint32_t epoch);
@@ -368,6 +379,7 @@ class TmaShadow {
   };
   std::vector<std::vector<uint32_t>> snapshots_;  // since the last block barrier
   bool ordered_after_read(uint32_t thread, const Read& r) const;
+  std::string reader_name(const Read& r) const;
   void record(std::size_t offset, uint32_t width, Read read);
   std::vector<std::vector<Read>> readers_;  // per granule, since the last block barrier
   std::vector<uint32_t> read_granules_;     // the granules with readers
@@ -504,6 +516,8 @@ class Scope {
           if (order_ && order_->async_proxy && (op == Op::store || op == Op::cp_async_write)) {
             order_->async_proxy->written(a - shared_.begin, width, order_->linear_thread);
           }
+          if (order_ && order_->tma && op == Op::store && order_->tma->has_group_reads())
+            check_store_over_group_read(a - shared_.begin, width);
           if (order_ && order_->race && op != Op::wgmma_read)
             check_race(a - shared_.begin, width, op);
           return;
@@ -553,6 +567,8 @@ class Scope {
   void check_cp_async(std::size_t offset, uint32_t width, Op op);
   // TmaShadow's rules for a shared-memory access at `offset`.
   void check_tma(std::size_t offset, uint32_t width, Op op);
+  // A plain store over a tile another warpgroup's wgmmas read (TmaShadow).
+  void check_store_over_group_read(std::size_t offset, uint32_t width);
   // SharedRaceShadow's rules, the same way.
   void check_race(std::size_t offset, uint32_t width, Op op);
 

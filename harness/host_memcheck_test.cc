@@ -720,6 +720,79 @@ TEST(HostMemcheck, ASharedMemoryRaceBetweenThreadsIsCaught) {
                {"thread (32,0,0)", "(read after write): thread 0 wrote it"});
 }
 
+// A plain store over a tile another warpgroup's wgmmas read: warpgroup 0
+// multiplies with the 8-column tile, thread 128 (warpgroup 1) then stores
+// over it. On the GPU the warpgroups run at once, so the store needs an
+// order after warpgroup 0's wgmma_wait. On the host warpgroup 0 retires its
+// wgmma before thread 128 gets past a phase it arrived on early, and before
+// TmaShadow::store_hazard no rule saw that race.
+enum class StoreOverTile : uint8_t {
+  barrier,             // legal: a block barrier after warpgroup 0's wait
+  arrive_after_wait,   // legal: warpgroup 0 arrives after its wait, thread 128 waits on the phase
+  own_warpgroup,       // legal: thread 5 stores after its own warpgroup's wait
+  arrive_before_wait,  // warpgroup 0 arrives before its wait: the phase orders nothing after it
+  no_order,            // thread 128 stores with no order at all
+};
+struct WgmmaTileThenStore {
+  struct Params {
+    float* out;
+    StoreOverTile order;
+  };
+  template <class Ctx>
+  static void body(Ctx& ctx, const Params& p) {
+    const uint32_t t = ctx.thread_idx().x;
+    const auto base = reinterpret_cast<uintptr_t>(ctx.template shared_mem<uint8_t>());
+    uint8_t* tile = reinterpret_cast<uint8_t*>((base + 1023) / 1024 * 1024);  // 8 rows of 128 bytes
+    auto* bar = reinterpret_cast<uint64_t*>(tile + 1024);
+    if (t == 0) ctx.mbarrier_init(bar, 128);
+    for (uint32_t at = 4 * t; at < 1024; at += 4 * 256) store_u32(tile + at, 0);
+    ctx.fence_proxy_async();
+    ctx.sync_threads();  // the tile's zeros, to the async proxy; the init
+    const bool handed =
+        p.order == StoreOverTile::arrive_after_wait || p.order == StoreOverTile::arrive_before_wait;
+    if (t < 128) {
+      float acc[4] = {};
+      const uint32_t a[4] = {0, 0, 0, 0};
+      ctx.wgmma_fence();
+      ctx.template wgmma_m64k16<8>(acc, a, tile, HalfKind::bf16);
+      ctx.wgmma_commit();
+      if (p.order == StoreOverTile::arrive_before_wait) ctx.mbarrier_arrive(bar);
+      ctx.template wgmma_wait<0>();
+      if (p.order == StoreOverTile::arrive_after_wait) ctx.mbarrier_arrive(bar);
+      if (p.order == StoreOverTile::own_warpgroup && t == 5) store_u32(tile, 1);
+      store_f32(p.out + t, acc[0]);
+    }
+    if (p.order == StoreOverTile::barrier) ctx.sync_threads();
+    if (t == 128 && p.order != StoreOverTile::own_warpgroup) {
+      if (handed) ctx.mbarrier_wait(bar, 0);
+      store_u32(tile, 1);
+    }
+  }
+};
+
+TEST(HostMemcheck, AStoreOverAnotherWarpgroupsWgmmaTileIsOrderedAfterItsWait) {
+  auto backend = make_host_backend();
+  Buffer out(*backend, 128 * 4, "out");
+  LaunchShape block{{1, 1, 1}, {256, 1, 1}, 1024 + 8 + 1024, true};
+  block.reads_shared_async = true;
+  const auto run = [&](StoreOverTile order) {
+    return violation([&] { launch_on_host<WgmmaTileThenStore>(block, {out.as<float>(), order}); });
+  };
+  for (StoreOverTile legal :
+       {StoreOverTile::barrier, StoreOverTile::arrive_after_wait, StoreOverTile::own_warpgroup}) {
+    EXPECT_EQ(run(legal), "") << int(legal);
+  }
+  expect_parts(run(StoreOverTile::arrive_before_wait),
+               {"WgmmaTileThenStore", "thread (128,0,0)", "4-byte store at",
+                "that the wgmmas of warpgroup 0 (retired by its wgmma_wait) read, and the storing "
+                "thread is not ordered after that read"});
+  // With no order at all the host runs thread 128 while the wgmma is in
+  // flight, and the wgmma rules catch the same race from the reader's side.
+  expect_parts(run(StoreOverTile::no_order),
+               {"wgmma 0 of warpgroup 0: the shared memory it reads (B[0][0]) was written before "
+                "the wgmma_wait that retires it"});
+}
+
 // The async proxy's view of a handed-over write, alone: thread 0 writes a
 // granule without a fence and arrives; a fence counts for the readers
 // ordered after it only if its thread was ordered after the write (thread
