@@ -6,13 +6,17 @@ runs on the GPU machine as it is.
 
 Rows match by name (which holds the case: "prefill_fused bias
 M256_N14336_K4096"); each line gives the old and new kernel time (us, back
-to back) and new / old. --only keeps the rows whose name contains the text
-(repeatable, any of them); --group keeps one bench group.
+to back) and new / old. Either side may be several runs joined by commas
+(old-1.json,old-2.json: the old / new / new / old order's two runs a side):
+each row's time is then their mean, over the rows every run of that side
+has. --only keeps the rows whose name contains the text (repeatable, any of
+them); --group keeps one bench group.
 
 Written by hand: a few lines over two JSON files, which no tool here does.
 
-Usage: bench-ab.py OLD.json NEW.json [--only TEXT ...] [--group G]
+Usage: bench-ab.py OLD.json[,OLD2.json...] NEW.json[,NEW2.json...] [--only TEXT ...] [--group G]
   e.g. bench-ab.py old.json new.json --only "prefill_fused bias" --group msweep
+       bench-ab.py base-1.json,base-2.json ws-1.json,ws-2.json --only "prefill_fused bias"
 """
 import argparse
 import json
@@ -37,6 +41,13 @@ def kernel_times(path, groups, only):
     return times
 
 
+def mean_kernel_times(paths, groups, only):
+    """The mean over the comma-joined runs in `paths` of each row they all have."""
+    runs = [kernel_times(path, groups, only) for path in paths.split(",")]
+    common = set.intersection(*(set(r) for r in runs))
+    return {key: sum(r[key] for r in runs) / len(runs) for key in common}
+
+
 def main():
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # piped into head: stop quietly
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -45,8 +56,8 @@ def main():
     p.add_argument("--only", action="append", default=[], help="keep rows whose name contains TEXT")
     p.add_argument("--group", action="append", default=[], help="keep rows of this bench group")
     a = p.parse_args()
-    old = kernel_times(a.old, a.group, a.only)
-    new = kernel_times(a.new, a.group, a.only)
+    old = mean_kernel_times(a.old, a.group, a.only)
+    new = mean_kernel_times(a.new, a.group, a.only)
     common = sorted(set(old) & set(new))
     if not common:
         sys.exit(f"bench-ab.py: no row is in both {a.old} ({len(old)} kept) and {a.new} ({len(new)} kept)")

@@ -2,6 +2,7 @@
 # Session of 2026-12-05 from 06:55 UTC: why the barrier-free ring (new) lost to main (base) at two tiles:
 # Nsight Compute on 36864x5120 M=256 and 14336x4096 M=256, one launch each, the metrics of
 # results/h200-ncu-wgmma-vs-cublas-36864x5120-M256.txt.
+# Its table is printed by ci/device/ncu-table.py since the call, which ran the same printer inline.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 tar -xzf build/carry/bin.tgz -C /tmp
@@ -16,17 +17,5 @@ for run in base new; do
   echo "ncu $shape $run rc=$?"
 done
 done
-python3 - "$L" <<'PY'
-import csv,sys,glob,os
-L=sys.argv[1]
-cols={}
-for f in sorted(glob.glob(f'{L}/ncu-*.csv')):
-  rows=[r for r in csv.reader(l for l in open(f) if l.startswith('"'))]
-  if len(rows)<3: print('no rows', f); continue
-  h,u,v=rows[0],rows[1],rows[2]
-  cols[os.path.basename(f)[4:-4]]={h[i]:v[i] for i in range(len(h))}
-keys=[k for k in next(iter(cols.values())) if k.startswith(('gpu__','sm__','smsp__','lts__','l1tex__','launch__registers'))]
-print('metric'.ljust(80),' '.join(c.rjust(18) for c in cols))
-for k in keys: print(k[:80].ljust(80),' '.join(str(cols[c].get(k,'')).rjust(18) for c in cols))
-PY
+python3 ci/device/ncu-table.py "$L"/ncu-*.csv
 tar -czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$L"

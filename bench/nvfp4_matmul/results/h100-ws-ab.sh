@@ -4,6 +4,8 @@
 # experiment/ws-tma-halves): a producer warpgroup (one warp issues every copy: W and A by the TMA, the
 # scales by cp.async), two consumer warpgroups, A's slots 64-k halves freed as each wgmma group retires.
 # Against main ("base", nvfp4-harness-base): tests, sanitizers, base/ws/ws/base, replay (and vec8's).
+# Its tables are printed by ci/device/bench-ab.py and ci/device/ncu-table.py since the call: it ran the same
+# arithmetic inline; from the committed h100-ws-ab-*.json and the call's CSVs they give the same figures.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 tar -xzf build/carry2/base.tgz -C /tmp; mkdir -p /tmp/ws; tar -xzf build/carry2/ws.tgz -C /tmp/ws
@@ -17,16 +19,7 @@ for run in "${runs[@]}"; do
   $bin bench --group msweep "${shapes[@]}" --m 128 --m 256 --only "prefill_fused bias" --json "$L/m-$run.json" > "$L/m-$run.log" 2>&1
   echo "$run rc=$?"
 done
-python3 - "$L" <<'PY'
-import json,sys
-L=sys.argv[1]
-runs=['base-1','ws-1','ws-2','base-2']
-d={r:{x['name']:x['kernel_us'] for x in json.load(open(f'{L}/m-{r}.json'))['rows']} for r in runs}
-print('name'.ljust(44), ' '.join(r.rjust(7) for r in runs), ' ws/base')
-for n in d['base-1']:
-  avg=lambda k: (d[k+'-1'][n]+d[k+'-2'][n])/2
-  print(f"{n[14:58]:44s} " + " ".join(f"{d[r].get(n,0):7.2f}" for r in runs) + f"  {avg('ws')/avg('base'):.3f}")
-PY
+python3 ci/device/bench-ab.py "$L/m-base-1.json,$L/m-base-2.json" "$L/m-ws-1.json,$L/m-ws-2.json" --only "prefill_fused bias"
 lap ab
 for run in base-natural ws-natural base-prefill_vec8; do
   bin=$W/nvfp4-harness; [[ $run == base* ]] && bin=$B
@@ -53,19 +46,7 @@ for run in base ws; do
     $bin bench --group msweep --shape 36864x5120 --m 256 --only "prefill_fused bias" --reps 100 --warmup 1 > "$L/ncu-$run.csv" 2>"$L/ncu-$run.err"
   echo "ncu $run rc=$?"
 done
-python3 - "$L" <<'PY'
-import csv,sys,glob,os
-L=sys.argv[1]
-cols={}
-for f in sorted(glob.glob(f'{L}/ncu-*.csv')):
-  rows=[r for r in csv.reader(l for l in open(f) if l.startswith('"'))]
-  if len(rows)<3: print('no rows', f); continue
-  h,u,v=rows[0],rows[1],rows[2]
-  cols[os.path.basename(f)[4:-4]]={h[i]:v[i] for i in range(len(h))}
-if cols:
-  keys=[k for k in next(iter(cols.values())) if k.startswith(('gpu__','sm__','smsp__','lts__','l1tex__','launch__registers'))]
-  for k in keys: print(k[:80].ljust(80),' '.join(str(cols[c].get(k,'')).rjust(14) for c in cols))
-PY
+python3 ci/device/ncu-table.py "$L"/ncu-*.csv
 lap ncu
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 tar -czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$L"

@@ -2,6 +2,8 @@
 # Session of 2026-12-05 from 06:55 UTC: the ring with warp 0 refilling one stage further ahead ("ahead", branch
 # experiment/wgmma-ring-ahead 4791460) against main ("base", nvfp4-harness-base) and the first ring ("ring",
 # nvfp4-harness of 295d7f4): tests, sanitizers, base/ring/ahead/ahead/ring/base, replay.
+# Its A/B is printed by ci/device/bench-ab.py since the call (which ran the same means inline, a three-way
+# table); from the committed h200-ahead-ab-*.json it gives the same ratios.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 tar -xzf build/carry/bin.tgz -C /tmp; tar -xzf build/carry/ahead.tgz -C /tmp
@@ -25,16 +27,9 @@ for run in "${runs[@]}"; do
   $bin bench --group msweep "${shapes[@]}" --m 128 --m 192 --m 256 --m 512 --only "prefill_fused bias" --json "$L/m-$run.json" > "$L/m-$run.log" 2>&1
   echo "$run rc=$?"
 done
-python3 - "$L" <<'PY'
-import json,sys
-L=sys.argv[1]
-runs=['base-1','ring-1','ahead-1','ahead-2','ring-2','base-2']
-d={r:{x['name']:x['kernel_us'] for x in json.load(open(f'{L}/m-{r}.json'))['rows']} for r in runs}
-print('name'.ljust(44), ' '.join(r.rjust(7) for r in runs), ' ring/base ahead/base')
-for n in d['base-1']:
-  avg=lambda k: (d[k+'-1'][n]+d[k+'-2'][n])/2
-  print(f"{n[14:58]:44s} " + " ".join(f"{d[r].get(n,0):7.2f}" for r in runs) + f"  {avg('ring')/avg('base'):.3f}     {avg('ahead')/avg('base'):.3f}")
-PY
+for v in ring ahead; do
+  python3 ci/device/bench-ab.py "$L/m-base-1.json,$L/m-base-2.json" "$L/m-$v-1.json,$L/m-$v-2.json" --only "prefill_fused bias"
+done
 lap ab
 for run in base ahead; do
   bin=$A/nvfp4-harness; [[ $run == base ]] && bin=$B/nvfp4-harness-base
