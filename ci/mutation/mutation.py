@@ -499,11 +499,22 @@ class Stage:
 
 
 def judge_stages(tree):
-    tests = ctest_tests(tree.build)
     built = {os.path.join(tree.build, b) for b in tree.kernel_binaries}
+    return stages_of(ctest_tests(tree.build), built)
+
+
+def stages_of(tests, built):
+    """The judge's stages from ctest's tests (ctest_tests): one a gtest
+    binary among `built` (the paths of the binaries that link the mutated
+    code), one a non-gtest test run by such a binary, in STAGE_ORDER."""
     gtest_bins, stages = collections.OrderedDict(), []
     for t in tests:
         cmd = t["command"]
+        if not cmd:
+            # A test with no command: gtest_discover_tests' "<binary>_NOT_BUILT"
+            # stand-in for a test binary the scratch build did not build (it
+            # builds only those linking kernels/ code), so nothing the judge runs.
+            continue
         if len(cmd) >= 2 and any(a.startswith("--gtest_filter=") for a in cmd[1:]):
             b = gtest_bins.setdefault(cmd[0], {"env": t["env"], "cwd": t["cwd"], "cases": 0})
             b["cases"] += 1

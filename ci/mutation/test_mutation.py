@@ -104,5 +104,20 @@ class ApplyMutant(unittest.TestCase):
             mutation.apply_mutant(["a;", "b = 3;", "c;"], m)
 
 
+class JudgeStages(unittest.TestCase):
+    def test_orders_the_built_binaries_and_skips_tests_without_a_command(self):
+        def test(name, command):
+            return {"name": name, "command": command, "cwd": "/b", "env": {}, "skip_regex": []}
+        tests = [
+            test("harness_exec_tests_NOT_BUILT", []),  # gtest_discover_tests' stand-in
+            test("Suite.Case", ["/b/other_tests", "--gtest_filter=Suite.Case"]),
+            test("bench_tests", ["/b/bench_tests"]),
+            test("Fused.Case", ["/b/kernels_tests", "--gtest_filter=Fused.Case"]),
+            test("Fused.Other", ["/b/kernels_tests", "--gtest_filter=Fused.Other"]),
+        ]
+        stages = mutation.stages_of(tests, {"/b/kernels_tests", "/b/bench_tests"})
+        self.assertEqual([(s.name, s.cases) for s in stages], [("kernels_tests", 2), ("bench_tests", 1)])
+
+
 if __name__ == "__main__":
     unittest.main()
