@@ -109,6 +109,48 @@ TEST(PrefillScalarShape, OneThreadPerByteUpToTheCap) {
   }
 }
 
+// narrow_indices sends a problem to the 32-bit kernel only where what that
+// kernel computes in 32 bits stays in range: every byte index it divides by
+// row_bytes (FastDivmod, exact for n < 2^31 only: harness/fast_divmod.h)
+// below 2^31, its loop counter past the last trip (index plus two grid
+// strides) below 2^32, and every scratch index (row * K + k) below 2^32.
+// Computed here from the launch shape, apart from the predicate's own
+// margin. The cases sit at the edges: N * K just under 2^32 with odd K,
+// where the packed bytes (N * (K + 1) / 2) pass 2^31, and the largest
+// problems the predicate takes.
+TEST(PrefillScalarIndices, NarrowOnlyWhereEveryIndexFitsThe32BitKernel) {
+  struct Case {
+    int64_t N, K;
+    bool narrow;  // what the predicate decides (checked too, so the test cannot pass vacuously)
+  };
+  const Case cases[] = {
+      {4096, 4096, true},
+      {1, 2, true},
+      {(int64_t{1} << 29) - 1, 4, true},   // 2^30 - 2 bytes: under the predicate's 2^30 margin
+      {int64_t{1} << 29, 4, false},        // 2^30 bytes: the margin's edge
+      {858993459, 5, false},               // N * K = 2^32 - 1; 2.58e9 bytes
+      {477218588, 9, false},               // N * K just under 2^32; 2.39e9 bytes
+      {(int64_t{1} << 31) + 1, 1, false},  // 2^31 + 1 bytes
+      {65536, 65536, false},               // N * K = 2^32
+  };
+  for (const Case& c : cases) {
+    const PrefillScalar::Params p = PrefillScalar::make_params(nullptr, nullptr, nullptr, nullptr,
+                                                               c.N, c.K, 16, nvh::HalfKind::bf16);
+    const bool narrow = PrefillScalar::narrow_indices(p);
+    EXPECT_EQ(narrow, c.narrow) << "N = " << c.N << ", K = " << c.K;
+    if (!narrow) continue;
+    for (const int multiprocessors : {0, 132, 1024}) {
+      const nvh::LaunchShape s = PrefillScalar::shape(p, multiprocessors);
+      const int64_t bytes = c.N * p.row_bytes;
+      const int64_t stride = int64_t{s.grid.x} * s.block.x;
+      EXPECT_LE(bytes, int64_t{1} << 31) << "N = " << c.N << ", K = " << c.K;
+      EXPECT_LT(bytes - 1 + PrefillScalar::kBytesPerTrip * stride, int64_t{1} << 32)
+          << "N = " << c.N << ", K = " << c.K << ", multiprocessors = " << multiprocessors;
+      EXPECT_LE(c.N * c.K, int64_t{1} << 32) << "N = " << c.N << ", K = " << c.K;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, PrefillScalarWidths, ::testing::ValuesIn(nvh::backend_names()),
                          [](const auto& info) { return info.param; });
 
