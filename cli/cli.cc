@@ -179,9 +179,9 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   nvfp4::BenchOptions bo;
   bench
       ->add_option("--group", bo.groups,
-                   "prefill, sweep, decode, msweep or depth (repeatable; default all but "
-                   "depth)")
-      ->check(CLI::IsMember({"prefill", "sweep", "decode", "msweep", "depth"}));
+                   "prefill, sweep, decode, msweep, depth or tma (repeatable; default all "
+                   "but depth and tma)")
+      ->check(CLI::IsMember({"prefill", "sweep", "decode", "msweep", "depth", "tma"}));
   bench->add_option("--reps", bo.reps, "timed launches per case (median taken)")
       ->check(kWholeNumber)
       ->check(CLI::Range(100, 100000))

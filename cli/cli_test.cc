@@ -261,7 +261,7 @@ const BadInput kBadInputs[] = {
     {"bench_warmup_zero", {"bench", "--warmup", "0"}, "--warmup: Value 0 not in range 1 to 10000"},
     {"bench_group_unknown",
      {"bench", "--group", "gemm"},
-     "--group: gemm not in {prefill,sweep,decode,msweep,depth}"},
+     "--group: gemm not in {prefill,sweep,decode,msweep,depth,tma}"},
     {"bench_json_empty", {"bench", "--json", ""}, "--json: the value is empty (\"\")"},
     {"bench_m_zero", {"bench", "--m", "0"}, "--m: Value 0 not in range 1 to 1048576"},
     {"bench_m_not_a_number", {"bench", "--m", "x"}, "--m: x is not a whole number"},

@@ -13,6 +13,7 @@
 
 #include "bench/nvfp4_matmul/gemv_depth.cuh"
 #include "bench/nvfp4_matmul/gemv_sliced.cuh"
+#include "bench/nvfp4_matmul/gemv_tma.cuh"
 #include "bench/nvfp4_matmul/launch_floor.cuh"
 #include "bench/nvfp4_matmul/pattern_copy.cuh"
 #include "bench/nvfp4_matmul/read_alone.cuh"
@@ -569,6 +570,69 @@ void depth_group(nvh::Backend& backend, Bench& bench) {
   }
 }
 
+// The sliced GEMV with its weights streamed by the TMA (gemv_tma.cuh)
+// beside the sliced kernel at the same slices and the route, on the same
+// sets, for `slices` that fit (a slice of A past shared memory, or a slice
+// without a stage, is skipped); a ring of 3 and of 4 slots, all of them or
+// one copied before A's slice is pre-paired.
+void time_gemv_tma(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets, const Shape& s,
+                   uint32_t slices) {
+  if (slices > GemvMma::stage_count(s.K) || !GemvMmaSlices::slice_fits(s.M, s.K, slices)) return;
+  time_gemv_slices(backend, bench, sets, s, slices, "tma");
+  for (int stages : {3, 4}) {
+    bench.time_on(
+        sets, "tma",
+        "gemv_mma tma " + std::to_string(stages) + " slots " + std::to_string(slices) + " slices " +
+            shape_name(s),
+        "gemv", s, gemv_bytes(s), 2.0 * s.M * s.N * s.K, [&backend, slices, stages](InputSet& in) {
+          run_gemv_tma(backend, gemv_operands(in.args, describe_problem(in.args)), slices, stages);
+        });
+    bench.time_on(sets, "tma",
+                  "gemv_mma tma " + std::to_string(stages) + " slots, 1 ahead of A, " +
+                      std::to_string(slices) + " slices " + shape_name(s),
+                  "gemv", s, gemv_bytes(s), 2.0 * s.M * s.N * s.K,
+                  [&backend, slices, stages](InputSet& in) {
+                    run_gemv_tma(backend, gemv_operands(in.args, describe_problem(in.args)), slices,
+                                 stages, 1);
+                  });
+  }
+}
+
+// Issue 16 item 7: the TMA-fed sliced GEMV against the route on the decode
+// shapes, with the weights read alone (the floor) once per shape.
+void tma_group(nvh::Backend& backend, Bench& bench) {
+  struct Row {
+    int64_t N, K;
+    std::vector<int64_t> ms;
+    std::vector<uint32_t> slices;
+  };
+  const Row rows[] = {{5120, 25600, {1, 4, 8}, {6, 9, 13, 19}},
+                      {4096, 14336, {1, 8}, {4, 8, 12}},
+                      {4096, 4096, {1, 8}, {1, 2, 4}},
+                      {248320, 2048, {1, 8}, {1}}};
+  for (const Row& r : rows) {
+    const Shape weights{1, r.N, r.K};
+    bench.time(
+        "tma", "weight bytes read alone " + shape_name(weights), "read", weights,
+        static_cast<double>(weight_bytes(weights)), 0, [&](InputSet& in) {
+          const ReadAlone::Params p{static_cast<const uint8_t*>(in.B.data()), r.N * (r.K / 2) / 16,
+                                    static_cast<const uint8_t*>(in.scales.data()),
+                                    r.N * (r.K / 16) / 16, static_cast<uint32_t*>(in.Y.data())};
+          nvh::launch<ReadAlone>(backend, ReadAlone::shape(backend.caps().multiprocessors), p);
+        });
+    for (int64_t M : r.ms) {
+      const Shape s{M, r.N, r.K};
+      const Bench::Sets sets = bench.make_sets(s);
+      Options o;
+      o.force_route = Route::gemv_mma;
+      bench.time_on(sets, "tma", "gemv_mma route " + shape_name(s), "gemv", s, gemv_bytes(s),
+                    2.0 * s.M * s.N * s.K,
+                    [&backend, o](InputSet& in) { run_matmul(backend, in.args, o); });
+      for (uint32_t slices : r.slices) time_gemv_tma(backend, bench, sets, s, slices);
+    }
+  }
+}
+
 bool wanted(const BenchOptions& o, const std::string& group) {
   return o.groups.empty() || std::find(o.groups.begin(), o.groups.end(), group) != o.groups.end();
 }
@@ -619,6 +683,9 @@ BenchReport run_bench(nvh::Backend& backend, const BenchOptions& o, std::ostream
   if (wanted(o, "msweep")) msweep_group(backend, bench, o.msweep_m, o.msweep_shapes);
   if (std::find(o.groups.begin(), o.groups.end(), "depth") != o.groups.end()) {
     depth_group(backend, bench);  // only when asked for: variants, not routes
+  }
+  if (std::find(o.groups.begin(), o.groups.end(), "tma") != o.groups.end()) {
+    tma_group(backend, bench);  // only when asked for, as depth
   }
   return r;
 }

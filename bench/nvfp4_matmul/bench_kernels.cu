@@ -2,6 +2,7 @@
 // for the operator's).
 #include "bench/nvfp4_matmul/gemv_depth.cuh"
 #include "bench/nvfp4_matmul/gemv_sliced.cuh"
+#include "bench/nvfp4_matmul/gemv_tma.cuh"
 #include "bench/nvfp4_matmul/launch_floor.cuh"
 #include "bench/nvfp4_matmul/pattern_copy.cuh"
 #include "bench/nvfp4_matmul/read_alone.cuh"
@@ -25,6 +26,14 @@ template void launch_on_cuda<nvfp4::GemvMmaDepth<6>>(Backend&, const LaunchShape
                                                      const nvfp4::GemvMma::Params&);
 template void launch_on_cuda<nvfp4::GemvMmaSliced>(Backend&, const LaunchShape&,
                                                    const nvfp4::GemvMmaSliced::Params&);
+template void launch_on_cuda<nvfp4::GemvMmaTmaOf<3>>(Backend&, const LaunchShape&,
+                                                     const nvfp4::GemvMmaTmaOf<3>::Params&);
+template void launch_on_cuda<nvfp4::GemvMmaTmaOf<4>>(Backend&, const LaunchShape&,
+                                                     const nvfp4::GemvMmaTmaOf<4>::Params&);
+template void launch_on_cuda<nvfp4::GemvMmaTmaOf<3, 1>>(Backend&, const LaunchShape&,
+                                                        const nvfp4::GemvMmaTmaOf<3, 1>::Params&);
+template void launch_on_cuda<nvfp4::GemvMmaTmaOf<4, 1>>(Backend&, const LaunchShape&,
+                                                        const nvfp4::GemvMmaTmaOf<4, 1>::Params&);
 template void launch_on_cuda<nvfp4::DequantChunk<8, 2>>(Backend&, const LaunchShape&,
                                                         const nvfp4::DequantParams&);
 template void launch_on_cuda<nvfp4::DequantChunk<8, 8>>(Backend&, const LaunchShape&,
