@@ -254,6 +254,11 @@ using GemvMmaTma = GemvMmaTmaOf<4>;
 // instantiates the kernels) its launch would instantiate the host
 // executor's path there, whose kernel bodies nvcc then warns about.
 #if !defined(__CUDACC__)
+template <class Kernel>
+void launch_gemv_tma(nvh::Backend& backend, const GemvMmaSlicesParams& sliced) {
+  nvh::launch<Kernel>(backend, Kernel::shape(sliced), Kernel::with_maps(sliced));
+}
+
 // The TMA kernel with a ring of `stages` slots (3 or 4), `ahead` of them
 // copied before A's slice is pre-paired (1, or -1 for all), over `slices` slices
 // of K (M <= 8), its parts in the backend's workspace, then their sum in
@@ -283,26 +288,21 @@ inline void run_gemv_tma(nvh::Backend& backend, const GemvOperands& operands, ui
   sliced.split = 1;
   sliced.slices = slices;
   sliced.parts = static_cast<float*>(backend.workspace(GemvMmaTma::parts_bytes(sliced)));
-  if (ahead == 1 && (stages == 3 || stages == 4)) {
-    if (stages == 3) {
-      nvh::launch<GemvMmaTmaOf<3, 1>>(backend, GemvMmaTmaOf<3, 1>::shape(sliced),
-                                      GemvMmaTmaOf<3, 1>::with_maps(sliced));
-    } else {
-      nvh::launch<GemvMmaTmaOf<4, 1>>(backend, GemvMmaTmaOf<4, 1>::shape(sliced),
-                                      GemvMmaTmaOf<4, 1>::with_maps(sliced));
-    }
-  } else if (ahead != -1 && ahead != stages) {
-    throw std::invalid_argument("run_gemv_tma: ahead = " + std::to_string(ahead) +
-                                ": 1 or the ring's slots (the kernels instantiated)");
-  } else if (stages == 3) {
-    nvh::launch<GemvMmaTmaOf<3>>(backend, GemvMmaTmaOf<3>::shape(sliced),
-                                 GemvMmaTmaOf<3>::with_maps(sliced));
-  } else if (stages == 4) {
-    nvh::launch<GemvMmaTmaOf<4>>(backend, GemvMmaTmaOf<4>::shape(sliced),
-                                 GemvMmaTmaOf<4>::with_maps(sliced));
-  } else {
+  if (stages != 3 && stages != 4) {
     throw std::invalid_argument("run_gemv_tma: stages = " + std::to_string(stages) +
                                 ": 3 or 4 (the kernels instantiated)");
+  }
+  if (ahead != -1 && ahead != 1 && ahead != stages) {
+    throw std::invalid_argument("run_gemv_tma: ahead = " + std::to_string(ahead) +
+                                ": 1 or the ring's slots (the kernels instantiated)");
+  }
+  const bool one_ahead = ahead == 1;
+  if (stages == 3) {
+    one_ahead ? launch_gemv_tma<GemvMmaTmaOf<3, 1>>(backend, sliced)
+              : launch_gemv_tma<GemvMmaTmaOf<3>>(backend, sliced);
+  } else {
+    one_ahead ? launch_gemv_tma<GemvMmaTmaOf<4, 1>>(backend, sliced)
+              : launch_gemv_tma<GemvMmaTmaOf<4>>(backend, sliced);
   }
   const PrefillFusedParams sum = whole_columns(sliced, sliced.parts, static_cast<int32_t>(slices));
   nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(sum), sum);
