@@ -491,11 +491,14 @@ def ctest_tests(build):
 
 
 class Stage:
-    """One judge step: a gtest binary with all its cases in one process
-    (--gtest_fail_fast), or one non-gtest ctest test, run by its command."""
+    """One judge step: a gtest binary with all its cases (`tests`, their
+    gtest names) in one process (--gtest_fail_fast) or split over several
+    (run_stages), or one non-gtest ctest test, run by its command."""
 
-    def __init__(self, name, command, cwd, env, exe, cases):
+    def __init__(self, name, command, cwd, env, exe, cases, tests=(), ctest_names=()):
         self.name, self.command, self.cwd, self.env, self.exe, self.cases = name, command, cwd, env, exe, cases
+        self.tests = list(tests)  # gtest names, as --gtest_filter takes them
+        self.ctest_names = list(ctest_names)  # the same tests as ctest names them (its timings' keys)
 
 
 def judge_stages(tree):
@@ -515,9 +518,13 @@ def stages_of(tests, built):
             # stand-in for a test binary the scratch build did not build (it
             # builds only those linking kernels/ code), so nothing the judge runs.
             continue
-        if len(cmd) >= 2 and any(a.startswith("--gtest_filter=") for a in cmd[1:]):
-            b = gtest_bins.setdefault(cmd[0], {"env": t["env"], "cwd": t["cwd"], "cases": 0})
+        filters = [a.split("=", 1)[1] for a in cmd[1:] if a.startswith("--gtest_filter=")]
+        if filters:
+            b = gtest_bins.setdefault(cmd[0], {"env": t["env"], "cwd": t["cwd"], "cases": 0, "tests": [],
+                                               "ctest_names": []})
             b["cases"] += 1
+            b["tests"].append(filters[0])
+            b["ctest_names"].append(t["name"])
         elif t["name"] == "route_log_reset":
             continue  # the judge clears the log itself, before the first stage
         else:
@@ -528,7 +535,7 @@ def stages_of(tests, built):
             stages.append(Stage(t["name"], cmd, t["cwd"], t["env"], exe, 1))
     for exe, b in gtest_bins.items():
         stages.append(Stage(os.path.basename(exe), [exe, "--gtest_fail_fast", "--gtest_brief=1"],
-                            b["cwd"], b["env"], exe, b["cases"]))
+                            b["cwd"], b["env"], exe, b["cases"], b["tests"], b["ctest_names"]))
 
     def order(s):
         return STAGE_ORDER.index(s.name) if s.name in STAGE_ORDER else len(STAGE_ORDER)
@@ -540,11 +547,90 @@ def stages_of(tests, built):
 GTEST_FAILED = re.compile(r"^\[  FAILED  \] ([^\s,]+)", re.M)
 
 
+def ctest_costs(build):
+    """Seconds per test from ctest's own record of the last run in `build`
+    (Testing/Temporary/CTestCostData.txt: "name runs seconds" lines, then
+    "---"; a name may hold spaces: gtest_discover_tests appends "  #
+    GetParam() = ..." to a parameterized test's); {} when there is none."""
+    path = os.path.join(build, "Testing", "Temporary", "CTestCostData.txt")
+    costs = {}
+    if not os.path.exists(path):
+        return costs
+    with open(path) as f:
+        for line in f:
+            if line.startswith("---"):
+                break
+            parts = line.rstrip("\n").rsplit(" ", 2)
+            if len(parts) == 3:
+                try:
+                    costs[parts[0]] = float(parts[2])
+                except ValueError:
+                    pass
+    return costs
+
+
+def shares(tests, costs, n):
+    """`tests` split into at most n lists of about equal total cost (the
+    longest first, each to the lightest list; a test without a cost counts
+    1 s), each list in the tests' own order."""
+    n = max(1, min(n, len(tests)))
+    load, owner = [0.0] * n, {}
+    for t in sorted(tests, key=lambda t: -costs.get(t, 1.0)):
+        i = load.index(min(load))
+        owner[t] = i
+        load[i] += costs.get(t, 1.0)
+    return [[t for t in tests if owner[t] == i] for i in range(n)]
+
+
+def run_together(cmds, cwd, timeout, env):
+    """run() for several commands at once: (0, "", seconds) when all pass,
+    else the first failure's (returncode, its output, seconds), the others
+    ended by process group; "timeout" past `timeout`."""
+    t0 = time.time()
+    outs = [tempfile.TemporaryFile(mode="w+", errors="replace") for _ in cmds]
+    procs = [subprocess.Popen(c, cwd=cwd, env=env, stdout=o, stderr=subprocess.STDOUT, text=True,
+                              start_new_session=True) for c, o in zip(cmds, outs)]
+
+    def end_all():
+        for p in procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+
+    def output(i):
+        outs[i].seek(0)
+        return outs[i].read()
+    try:
+        while True:
+            codes = [p.poll() for p in procs]
+            failed = [i for i, c in enumerate(codes) if c not in (None, 0)]
+            if failed:
+                end_all()
+                return codes[failed[0]], output(failed[0]), time.time() - t0
+            if all(c == 0 for c in codes):
+                return 0, "", time.time() - t0
+            if time.time() - t0 > timeout:
+                end_all()
+                return "timeout", "\n".join(output(i) for i in range(len(cmds))), time.time() - t0
+            time.sleep(0.1)
+    except BaseException:  # stopped (SIGTERM, ^C): end what we started, then unwind to the restore
+        end_all()
+        raise
+    finally:
+        for o in outs:
+            o.close()
+
+
 def run_stages(tree, stages, route_log, timeout):
     """(outcome, killing test, output tail, seconds): the first failing stage
-    kills; the whole judge runs under one time limit."""
+    kills; the whole judge runs under one time limit. With tree.jobs > 1 a
+    gtest stage's cases run as that many processes at once, shared out by
+    the last ctest run's timings (ctest_costs): in one process a mutant of
+    CI's sample took 218 s of tests to reach its killing test late in
+    kernels_tests while CI's second core idled, 96 s shared over both."""
     if os.path.exists(route_log):
         os.remove(route_log)
+    costs = ctest_costs(tree.build) if tree.jobs > 1 else {}
     t0 = time.time()
     for s in stages:
         left = timeout - (time.time() - t0)
@@ -556,7 +642,12 @@ def run_stages(tree, stages, route_log, timeout):
             # gcov's atomic counters: threads of one test updating the same
             # counters run 2.3x slower than one thread (ci/coverage.sh says so too).
             env.setdefault("NVFP4_HOST_THREADS", "1")
-        rc, out, _ = run(s.command, cwd=s.cwd, timeout=left, env=env)
+        if tree.jobs > 1 and len(s.tests) > 1:
+            seconds = {test: costs.get(name, 1.0) for test, name in zip(s.tests, s.ctest_names)}
+            cmds = [s.command + ["--gtest_filter=" + ":".join(part)] for part in shares(s.tests, seconds, tree.jobs)]
+            rc, out, _ = run_together(cmds, cwd=s.cwd, timeout=left, env=env)
+        else:
+            rc, out, _ = run(s.command, cwd=s.cwd, timeout=left, env=env)
         if rc == "timeout":
             return "timeout", s.name, out[-1500:], time.time() - t0
         if rc != 0:
@@ -837,7 +928,8 @@ def main(argv=None):
     ap.add_argument("--in-tree", metavar="BUILD",
                     help="judge in this existing Ninja build of the host preset (e.g. build/host), mutating the "
                          "work tree in place and restoring it after each mutant; default: a scratch copy in --work")
-    ap.add_argument("--jobs", type=int, default=1, help="ninja jobs (default 1: the machine is shared)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="ninja jobs, and the processes a test binary's cases are shared over (default 1: the machine is shared)")
     ap.add_argument("--test-timeout", type=float, help="seconds for one mutant's tests (default 3x the unmutated judge + 60)")
     ap.add_argument("--build-timeout", type=float, default=900, help="seconds for one mutant's build")
     ap.add_argument("--budget", type=float, help="stop judging new mutants after this many seconds")

@@ -2,6 +2,8 @@
 """Unit tests of mutation.py's pure parts (ctest: mutation_tool_tests)."""
 import os
 import sys
+import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -114,9 +116,46 @@ class JudgeStages(unittest.TestCase):
             test("bench_tests", ["/b/bench_tests"]),
             test("Fused.Case", ["/b/kernels_tests", "--gtest_filter=Fused.Case"]),
             test("Fused.Other", ["/b/kernels_tests", "--gtest_filter=Fused.Other"]),
+            test("B/On.Case/host  # GetParam() = \"host\"", ["/b/kernels_tests", "--gtest_filter=B/On.Case/host"]),
         ]
         stages = mutation.stages_of(tests, {"/b/kernels_tests", "/b/bench_tests"})
-        self.assertEqual([(s.name, s.cases) for s in stages], [("kernels_tests", 2), ("bench_tests", 1)])
+        self.assertEqual([(s.name, s.cases) for s in stages], [("kernels_tests", 3), ("bench_tests", 1)])
+        self.assertEqual(stages[0].tests, ["Fused.Case", "Fused.Other", "B/On.Case/host"])
+        self.assertEqual(stages[0].ctest_names, ["Fused.Case", "Fused.Other", 'B/On.Case/host  # GetParam() = "host"'])
+        self.assertEqual(stages[1].tests, [])
+
+
+class SharedJudge(unittest.TestCase):
+    def test_shares_balance_the_cost_and_keep_the_tests_order(self):
+        tests = ["a", "b", "c", "d", "e"]
+        parts = mutation.shares(tests, {"a": 10.0, "b": 1.0, "c": 6.0, "d": 3.0}, 2)
+        # a, c, d, then b (the tie at 10 and 9 + 1), then e (no cost: 1 s) onto the first list.
+        self.assertEqual(parts, [["a", "e"], ["b", "c", "d"]])
+        self.assertEqual(mutation.shares(["a", "b", "c"], {}, 2), [["a", "c"], ["b"]])
+        self.assertEqual(mutation.shares(["a"], {}, 4), [["a"]])
+
+    def test_ctest_costs_reads_the_record_up_to_the_failed_list(self):
+        with tempfile.TemporaryDirectory() as build:
+            os.makedirs(os.path.join(build, "Testing", "Temporary"))
+            with open(os.path.join(build, "Testing", "Temporary", "CTestCostData.txt"), "w") as f:
+                f.write("Suite.Slow 3 377.8\nF/P.Case/host  # GetParam() = 64-byte object <60-18> 1 0.5\n"
+                        "---\nSuite.Failed\n")
+            self.assertEqual(mutation.ctest_costs(build),
+                             {"Suite.Slow": 377.8, "F/P.Case/host  # GetParam() = 64-byte object <60-18>": 0.5})
+            self.assertEqual(mutation.ctest_costs(os.path.join(build, "none")), {})
+
+    def test_run_together_ends_the_others_at_the_first_failure(self):
+        with tempfile.TemporaryDirectory() as d:
+            late = os.path.join(d, "late")
+            t0 = time.time()
+            rc, out, _ = mutation.run_together(
+                [["sh", "-c", "sleep 1; touch " + late], ["sh", "-c", "echo broke; exit 3"]], None, 60, None)
+            self.assertEqual((rc, out.strip()), (3, "broke"))
+            self.assertLess(time.time() - t0, 1)  # did not wait for the sleeper
+            time.sleep(1.5)
+            self.assertFalse(os.path.exists(late))  # the sleeper was ended, not left running
+        self.assertEqual(mutation.run_together([["true"], ["true"]], None, 60, None)[:2], (0, ""))
+        self.assertEqual(mutation.run_together([["sleep", "30"], ["true"]], None, 1, None)[0], "timeout")
 
 
 if __name__ == "__main__":
