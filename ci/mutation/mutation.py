@@ -495,10 +495,15 @@ class Stage:
     gtest names) in one process (--gtest_fail_fast) or split over several
     (run_stages), or one non-gtest ctest test, run by its command."""
 
-    def __init__(self, name, command, cwd, env, exe, cases, tests=(), ctest_names=()):
-        self.name, self.command, self.cwd, self.env, self.exe, self.cases = name, command, cwd, env, exe, cases
+    def __init__(self, name, command, cwd, env, exe, tests=(), ctest_names=()):
+        self.name, self.command, self.cwd, self.env, self.exe = name, command, cwd, env, exe
         self.tests = list(tests)  # gtest names, as --gtest_filter takes them
         self.ctest_names = list(ctest_names)  # the same tests as ctest names them (its timings' keys)
+
+    @property
+    def cases(self):
+        """The ctest tests the stage runs: its gtest cases, or its one command."""
+        return max(1, len(self.tests))
 
 
 def judge_stages(tree):
@@ -520,9 +525,7 @@ def stages_of(tests, built):
             continue
         filters = [a.split("=", 1)[1] for a in cmd[1:] if a.startswith("--gtest_filter=")]
         if filters:
-            b = gtest_bins.setdefault(cmd[0], {"env": t["env"], "cwd": t["cwd"], "cases": 0, "tests": [],
-                                               "ctest_names": []})
-            b["cases"] += 1
+            b = gtest_bins.setdefault(cmd[0], {"env": t["env"], "cwd": t["cwd"], "tests": [], "ctest_names": []})
             b["tests"].append(filters[0])
             b["ctest_names"].append(t["name"])
         elif t["name"] == "route_log_reset":
@@ -532,10 +535,10 @@ def stages_of(tests, built):
             for a in cmd:  # cmake -P scripts: the tool they run is the dependency
                 if a.startswith("-DTOOL="):
                     exe = a.split("=", 1)[1]
-            stages.append(Stage(t["name"], cmd, t["cwd"], t["env"], exe, 1))
+            stages.append(Stage(t["name"], cmd, t["cwd"], t["env"], exe))
     for exe, b in gtest_bins.items():
         stages.append(Stage(os.path.basename(exe), [exe, "--gtest_fail_fast", "--gtest_brief=1"],
-                            b["cwd"], b["env"], exe, b["cases"], b["tests"], b["ctest_names"]))
+                            b["cwd"], b["env"], exe, b["tests"], b["ctest_names"]))
 
     def order(s):
         return STAGE_ORDER.index(s.name) if s.name in STAGE_ORDER else len(STAGE_ORDER)
