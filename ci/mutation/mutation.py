@@ -585,6 +585,24 @@ def shares(tests, costs, n):
     return [[t for t in tests if owner[t] == i] for i in range(n)]
 
 
+# A test that took at most this long in the last ctest run is "cheap": a
+# stage runs its cheap tests first, then the rest, so a mutant that a cheap
+# test kills is not judged after the slow ones. CI's sample has such a
+# mutant (07dc3f29b8a3, prefill_fused_sum.cuh): its killing test took 3.3 s,
+# yet it came after 117 s of kernels_tests' tests shared over two processes.
+# kernels_tests has 123 cases of at most 5 s (37 s in all) and 11 slower
+# ones (368 s).
+CHEAP_TEST_SECONDS = 5.0
+
+
+def tiers(tests, costs):
+    """`tests` as [cheap ones, the rest] (CHEAP_TEST_SECONDS; a test without a
+    cost counts as cheap), each in the tests' own order, empty tiers left out."""
+    cheap = [t for t in tests if costs.get(t, 1.0) <= CHEAP_TEST_SECONDS]
+    rest = [t for t in tests if costs.get(t, 1.0) > CHEAP_TEST_SECONDS]
+    return [tier for tier in (cheap, rest) if tier]
+
+
 def run_together(cmds, cwd, timeout, env):
     """run() for several commands at once: (0, "", seconds) when all pass,
     else the first failure's (returncode, its output, seconds), the others
@@ -630,10 +648,11 @@ def run_stages(tree, stages, route_log, timeout):
     gtest stage's cases run as that many processes at once, shared out by
     the last ctest run's timings (ctest_costs): in one process a mutant of
     CI's sample took 218 s of tests to reach its killing test late in
-    kernels_tests while CI's second core idled, 96 s shared over both."""
+    kernels_tests while CI's second core idled, 96 s shared over both. And a
+    gtest stage runs its cheap cases first (tiers), each tier shared so."""
     if os.path.exists(route_log):
         os.remove(route_log)
-    costs = ctest_costs(tree.build) if tree.jobs > 1 else {}
+    costs = ctest_costs(tree.build)
     t0 = time.time()
     for s in stages:
         left = timeout - (time.time() - t0)
@@ -645,10 +664,14 @@ def run_stages(tree, stages, route_log, timeout):
             # gcov's atomic counters: threads of one test updating the same
             # counters run 2.3x slower than one thread (ci/coverage.sh says so too).
             env.setdefault("NVFP4_HOST_THREADS", "1")
-        if tree.jobs > 1 and len(s.tests) > 1:
+        if len(s.tests) > 1:
             seconds = {test: costs.get(name, 1.0) for test, name in zip(s.tests, s.ctest_names)}
-            cmds = [s.command + ["--gtest_filter=" + ":".join(part)] for part in shares(s.tests, seconds, tree.jobs)]
-            rc, out, _ = run_together(cmds, cwd=s.cwd, timeout=left, env=env)
+            for tier in tiers(s.tests, seconds):
+                cmds = [s.command + ["--gtest_filter=" + ":".join(part)]
+                        for part in shares(tier, seconds, tree.jobs)]
+                rc, out, _ = run_together(cmds, cwd=s.cwd, timeout=timeout - (time.time() - t0), env=env)
+                if rc != 0:
+                    break
         else:
             rc, out, _ = run(s.command, cwd=s.cwd, timeout=left, env=env)
         if rc == "timeout":

@@ -4,6 +4,7 @@ import os
 import sys
 import tempfile
 import time
+import types
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -133,6 +134,35 @@ class SharedJudge(unittest.TestCase):
         self.assertEqual(parts, [["a", "e"], ["b", "c", "d"]])
         self.assertEqual(mutation.shares(["a", "b", "c"], {}, 2), [["a", "c"], ["b"]])
         self.assertEqual(mutation.shares(["a"], {}, 4), [["a"]])
+
+    def test_tiers_put_the_cheap_tests_first(self):
+        costs = {"a": 10.0, "b": 1.0, "c": 6.0, "d": mutation.CHEAP_TEST_SECONDS}
+        self.assertEqual(mutation.tiers(["a", "b", "c", "d", "e"], costs), [["b", "d", "e"], ["a", "c"]])
+        self.assertEqual(mutation.tiers(["a", "c"], costs), [["a", "c"]])
+
+    def test_a_stage_that_a_cheap_test_fails_never_starts_its_slow_tests(self):
+        # A stand-in gtest binary: it logs each --gtest_filter it is given and
+        # fails when the filter names Cheap.Kills; the last ctest run's costs
+        # make Slow.One and Slow.Two slow.
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "Testing", "Temporary"))
+            with open(os.path.join(d, "Testing", "Temporary", "CTestCostData.txt"), "w") as f:
+                f.write("Slow.One 1 300\nSlow.Two 1 200\nCheap.Kills 1 3.3\nCheap.Other 1 0.1\n---\n")
+            fake, log_path = os.path.join(d, "fake_tests"), os.path.join(d, "filters")
+            with open(fake, "w") as f:
+                f.write('#!/bin/sh\nfor a; do case "$a" in --gtest_filter=*) echo "${a#*=}" >> %s;; esac; done\n'
+                        'case "$*" in *Cheap.Kills*) echo "[  FAILED  ] Cheap.Kills"; exit 1;; esac\n' % log_path)
+            os.chmod(fake, 0o755)
+            tests = ["Slow.One", "Cheap.Kills", "Slow.Two", "Cheap.Other"]
+            stage = mutation.Stage("fake_tests", [fake], d, {}, fake, tests, tests)
+            for jobs in (1, 2):
+                tree = types.SimpleNamespace(build=d, jobs=jobs, instrumented=False)
+                outcome, who, _, _ = mutation.run_stages(tree, [stage], os.path.join(d, "routes.jsonl"), 60)
+                self.assertEqual((outcome, who), ("killed", "fake_tests: Cheap.Kills"))
+                with open(log_path) as f:
+                    ran = f.read()
+                os.remove(log_path)
+                self.assertNotIn("Slow", ran)
 
     def test_ctest_costs_reads_the_record_up_to_the_failed_list(self):
         with tempfile.TemporaryDirectory() as build:
