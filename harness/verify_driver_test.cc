@@ -9,6 +9,7 @@
 
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -105,6 +106,13 @@ Ran verify(const OperatorSuite& suite, VerifyOptions o) {
   return {rc, out.str()};
 }
 
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
 VerifyOptions options(const std::string& dir) {
   VerifyOptions o;
   o.random_cases = 6;
@@ -160,25 +168,48 @@ TEST(VerifyDriver, ACaseRerunsAloneAndAKeyTheSuiteRefusesIsAnError) {
   EXPECT_THROW(verify(suite, o), std::invalid_argument);
 }
 
-TEST(VerifyDriver, ShardsMergedGiveTheWholeRunsDigestsAndVerdict) {
-  ToySuite suite;
-  suite.wrong_route = true;  // so the merged verdict has a group failure to agree on
-  VerifyOptions whole = options("whole_wrong");
-  const Ran w = verify(suite, whole);
-  std::vector<std::string> dirs;
-  for (int i = 0; i < 3; ++i) {
-    VerifyOptions s = options("shard" + std::to_string(i));
-    s.shard = {i, 3};
-    const Ran part = verify(suite, s);
-    EXPECT_EQ(part.rc, 0) << part.out;  // a shard judges no group claim
-    dirs.push_back(s.out_dir);
+// The whole run against one shard (its own folder) and three shards merged:
+// the same manifest, gate file, launches and verdict, with the gate passed
+// and with a group failure to agree on (wrong_route).
+TEST(VerifyDriver, ShardsMergedEqualTheWholeRun) {
+  for (bool wrong_route : {false, true}) {
+    SCOPED_TRACE(wrong_route ? "a failing run" : "a passing run");
+    ToySuite suite;
+    suite.wrong_route = wrong_route;
+    const std::string tag = wrong_route ? "_wrong" : "_right";
+    const VerifyOptions whole = options("whole" + tag);
+    const Ran w = verify(suite, whole);
+    EXPECT_EQ(w.rc, wrong_route ? 1 : 0) << w.out;
+    EXPECT_NE(w.out.find(wrong_route ? "route gate FAILED" : "route gate passed"),
+              std::string::npos)
+        << w.out;
+    for (int n : {1, 3}) {
+      SCOPED_TRACE(std::to_string(n) + " shards");
+      std::vector<std::string> dirs;
+      if (n == 1) dirs.push_back(whole.out_dir);  // one shard is the whole run: merge its folder
+      for (int i = 0; n > 1 && i < n; ++i) {
+        VerifyOptions s = options("shard" + std::to_string(i) + tag);
+        s.shard = {i, n};
+        const Ran part = verify(suite, s);
+        EXPECT_EQ(part.rc, 0) << part.out;  // a shard judges no group claim
+        dirs.push_back(s.out_dir);
+      }
+      MergeOptions m{temp_dir("merged" + std::to_string(n) + tag), dirs};
+      std::ostringstream out;
+      EXPECT_EQ(run_merge(suite, m, out), w.rc) << out.str();
+      EXPECT_EQ(read_manifest(m.out_dir + "/manifest.json").cases,
+                read_manifest(whole.out_dir + "/manifest.json").cases);
+      EXPECT_EQ(file_text(m.out_dir + "/route_gate.json"),
+                file_text(whole.out_dir + "/route_gate.json"));
+      EXPECT_EQ(read_route_log(m.out_dir + "/routes.jsonl").size(),
+                read_route_log(whole.out_dir + "/routes.jsonl").size());
+      EXPECT_EQ(out.str().find("FAIL even/route-targets") != std::string::npos, wrong_route)
+          << out.str();
+      EXPECT_NE(out.str().find(wrong_route ? "route gate FAILED" : "route gate passed"),
+                std::string::npos)
+          << out.str();
+    }
   }
-  MergeOptions m{temp_dir("merged"), dirs};
-  std::ostringstream out;
-  EXPECT_EQ(run_merge(suite, m, out), w.rc) << out.str();
-  EXPECT_EQ(read_manifest(m.out_dir + "/manifest.json").cases,
-            read_manifest(whole.out_dir + "/manifest.json").cases);
-  EXPECT_NE(out.str().find("FAIL even/route-targets"), std::string::npos) << out.str();
 }
 
 }  // namespace
