@@ -1,5 +1,6 @@
 #include "exactness.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -85,23 +86,58 @@ bool may_overflow(double magnitude, std::size_t count) {
   return magnitude * std::exp(static_cast<double>(count) * 0x1p-24) > FLT_MAX;
 }
 
-// terms: A[m,k]*W[n,k] for every k, then the bias if there is one.
-ElementVerdict judge_terms(const std::vector<double>& terms) {
+// The lowest set bit's exponent of each nonzero finite value (0 for the
+// others, never read: their products are zero or non-finite). A product of
+// two nonzero finite fp16/bf16 values is exact and normal in fp64, and its
+// odd part is the product of the factors' odd parts, itself odd, so its
+// lowest set bit's exponent is the sum of theirs: the grid of A[m,k]*W[n,k]
+// costs an addition, not a look at the product's bits.
+std::vector<int> lowest_bit_exponents(const std::vector<double>& values) {
+  std::vector<int> out(values.size(), 0);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (std::isfinite(values[i]) && values[i] != 0) out[i] = lowest_bit_exponent(values[i]);
+  }
+  return out;
+}
+
+// One output element's terms: A[m,k]*W[n,k] for every k (the rows a and w,
+// with their values' lowest-bit exponents), then the bias if there is one.
+// Each term is formed where it is used, in the same order in both passes,
+// so the sums are those of a list of the terms.
+struct ElementTerms {
+  const double *a, *w;
+  const int *a_exp, *w_exp;
+  int64_t K;
+  const double* bias;  // null: none
+
+  std::size_t count() const { return static_cast<std::size_t>(K) + (bias != nullptr); }
+  // f(term, its lowest-bit exponent when nonzero and finite)
+  template <typename F>
+  void each(F&& f) const {
+    for (int64_t k = 0; k < K; ++k) f(a[k] * w[k], a_exp[k] + w_exp[k]);
+    if (bias != nullptr) {
+      const bool grid = std::isfinite(*bias) && *bias != 0;
+      f(*bias, grid ? lowest_bit_exponent(*bias) : 0);
+    }
+  }
+};
+
+ElementVerdict judge_terms(const ElementTerms& terms) {
   NonFinite nf;
   ElementVerdict v;
   int e = std::numeric_limits<int>::max();
   double magnitude = 0;
-  for (double t : terms) {
+  terms.each([&](double t, int t_exp) {
     if (std::isnan(t)) {
       nf.nan = true;
     } else if (std::isinf(t)) {
       (t > 0 ? nf.pos_inf : nf.neg_inf) = true;
     } else {
       magnitude += std::fabs(t);
-      if (t != 0) e = std::min(e, lowest_bit_exponent(t));
+      if (t != 0) e = std::min(e, t_exp);
     }
-  }
-  const bool can_overflow = may_overflow(magnitude, terms.size());
+  });
+  const bool can_overflow = may_overflow(magnitude, terms.count());
   if (e == std::numeric_limits<int>::max()) {  // every finite term is zero
     v.outcome = outcome_for(nf, true, false);
     return v;
@@ -118,9 +154,9 @@ ElementVerdict judge_terms(const std::vector<double>& terms) {
     // |t| * 2^-e is exact, as ldexp(|t|, -e) was: an integer below 2^399
     // (|t| < 2^257, -e <= -kMinGridExp = 142), and 2^-e is normal (e <= 256).
     const double unit_scale = std::ldexp(1.0, -e);
-    for (double t : terms) {
+    terms.each([&](double t, int) {
       if (std::isfinite(t)) units += std::fabs(t) * unit_scale;
-    }
+    });
     v.bits = std::log2(units);
     if (units >= kUnitLimit) {
       v.exact = false;
@@ -181,14 +217,18 @@ ExactnessReport analyze_exactness(const uint16_t* A, const uint16_t* W, const ui
   // Each operand decoded once, not once per output it meets.
   const std::vector<double> a = halves_to_doubles(A, a_count, kind);
   const std::vector<double> w = halves_to_doubles(W, w_count, kind);
-  std::vector<double> terms;
+  const std::vector<int> a_exp = lowest_bit_exponents(a), w_exp = lowest_bit_exponents(w);
   for (int64_t m = 0; m < M; ++m) {
     for (int64_t n = 0; n < N; ++n) {
-      terms.clear();
       // Each product of two fp16/bf16 values is exact in fp64 (inf * 0 is NaN, as in fp32),
       // so these are the true terms.
-      for (int64_t k = 0; k < K; ++k) terms.push_back(a[m * K + k] * w[n * K + k]);
-      if (bias != nullptr) terms.push_back(half_to_double(bias[n], kind));
+      const double bias_term = bias != nullptr ? half_to_double(bias[n], kind) : 0;
+      const ElementTerms terms{a.data() + m * K,
+                               w.data() + n * K,
+                               a_exp.data() + m * K,
+                               w_exp.data() + n * K,
+                               K,
+                               bias != nullptr ? &bias_term : nullptr};
       const ElementVerdict v = judge_terms(terms);
       report.outcomes.push_back(v.outcome);
       // A failure outranks any success; within the same verdict, more bits is worse.
