@@ -17,12 +17,12 @@ fi
 bash ci/install-deps.sh >/dev/null
 tree=${MUTATION_TREE:-build/coverage}
 [ -f "$tree/build.ninja" ] || { echo "mutation: $tree is not built (run the test command first: bash ci/test.sh)" >&2; exit 2; }
-# --test-timeout 300: on CI's two cores the sample's killed mutants took 20
-# and 250 s of tests in one process (the second's killing test, 3.3 s, came
-# late in kernels_tests on the gcov tree), about half that with each
-# binary's cases shared over both cores (--jobs), and less again with the
-# cheap cases run first (mutation.py's tiers); a survivor's whole judge (some
-# 900 s of tests) outlasts 300 s, and CI fails on a timeout as on a survivor
-# (mutation.py), so the limit only decides how soon.
+# --test-timeout 300: with gcov's atomic counters (until 2026-12-06) the
+# sample's killed mutants took 20 and 250 s of tests in one process on CI's
+# two cores; with plain counter adds the whole suite is about 240 s of tests
+# (ctest -j2: 123 s), so a survivor's whole judge, its binaries' cases
+# shared over both cores (--jobs), fits in the limit, and a kill comes in
+# seconds (each binary's cheap cases first: mutation.py's tiers). CI fails
+# on a timeout as on a survivor (mutation.py).
 exec python3 ci/mutation/mutation.py --ci --in-tree "$tree" --jobs "$(nproc)" --test-timeout 300 \
   --max-dependents "${MUTATION_MAX_DEPENDENTS:-10}" --sample "${MUTATION_SAMPLE:-8}" --seed "${MUTATION_SEED:-1}" "$@"

@@ -15,9 +15,8 @@ bash ci/install-deps.sh
 bash ci/build.sh "$preset"
 if [ "$preset" = coverage ]; then
   # This run's counts only. One host-executor thread per test: gcov's
-  # counters are atomic (-fprofile-update=atomic), and threads of one test
-  # updating the same counters run 2.3x slower than one thread (ModelPrefill:
-  # 237 s against 105 s on 2 cores); ctest -j keeps the cores busy.
+  # counters are plain adds (-fprofile-update=single, CMakeLists.txt), so
+  # threads of one test would race on them; ctest -j keeps the cores busy.
   find build/coverage -name '*.gcda' -delete
   export NVFP4_HOST_THREADS=1
 fi

@@ -136,7 +136,7 @@ class SharedJudge(unittest.TestCase):
         self.assertEqual(mutation.shares(["a"], {}, 4), [["a"]])
 
     def test_tiers_put_the_cheap_tests_first(self):
-        costs = {"a": 10.0, "b": 1.0, "c": 6.0, "d": mutation.CHEAP_TEST_SECONDS}
+        costs = {"a": 10.0, "b": 0.5, "c": 6.0, "d": mutation.CHEAP_TEST_SECONDS}
         self.assertEqual(mutation.tiers(["a", "b", "c", "d", "e"], costs), [["b", "d", "e"], ["a", "c"]])
         self.assertEqual(mutation.tiers(["a", "c"], costs), [["a", "c"]])
 
@@ -147,7 +147,7 @@ class SharedJudge(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             os.makedirs(os.path.join(d, "Testing", "Temporary"))
             with open(os.path.join(d, "Testing", "Temporary", "CTestCostData.txt"), "w") as f:
-                f.write("Slow.One 1 300\nSlow.Two 1 200\nCheap.Kills 1 3.3\nCheap.Other 1 0.1\n---\n")
+                f.write("Slow.One 1 300\nSlow.Two 1 200\nCheap.Kills 1 0.6\nCheap.Other 1 0.1\n---\n")
             fake, log_path = os.path.join(d, "fake_tests"), os.path.join(d, "filters")
             with open(fake, "w") as f:
                 f.write('#!/bin/sh\nfor a; do case "$a" in --gtest_filter=*) echo "${a#*=}" >> %s;; esac; done\n'
