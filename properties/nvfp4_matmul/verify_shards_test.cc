@@ -307,35 +307,36 @@ void expect_the_gate_needs_every_family(const std::vector<nvh::LaunchRecord>& la
   }
 }
 
-// A run over every family made as three shards and merged: --cases 0 keeps
-// it affordable on the host (the families' route targets, shares of random
-// cases, are then not judged; ShardsOfOneFamilyJudgeItsTargetsAfterMerge
+// A run over every family, whole and as three shards merged: --cases 0
+// keeps it affordable on the host (the families' route targets, shares of
+// random cases, are then not judged; ShardsOfOneFamilyJudgeItsTargetsAfterMerge
 // judges them). The model and golden groups are left out for time (their
-// results are merged by the same driver as a family's cases). The run is
-// made once, as its shards, and serves two checks:
-// - the shards: the merged run has a result for every case the unsharded
-//   run plans, the gate passes, and a case of each shard rerun alone
-//   (--case, as the unsharded run would run it) gives the shard's digest.
-//   That shards merged equal the unsharded run (manifest, gate file,
-//   verdict) is VerifyDriver.ShardsMergedEqualTheWholeRun's (harness/, on a
-//   toy suite): an unsharded nvfp4 run besides cost as much again (180 s
-//   under gcov on CI's 2 cores). Two shards are run by
+// results are merged by the same driver as a family's cases). Checked:
+// - the shards merged are the whole run: a result for every case the run
+//   plans, the same digests, gate file, launches and verdict (n = 1, the
+//   whole run's own folder merged, is VerifyDriver.ShardsMergedEqualTheWholeRun's,
+//   on a toy suite). Two shards are run by
 //   CliFiles.VerifyHonoursGoogleTestShardingAndTouchesTheStatusFile, and on
 //   the GPU by ci/device/h200-check.sh and two-gpus.sh;
 // - the gate over the families' own launches: it passes with every family,
 //   and fails, naming the family, when any one family's launches are taken
 //   away (the seed's blind spot: a family that never runs). It had a run of
-//   its own (81 s under gcov), which these shards' launches replace.
-TEST(Shards, ThreeMergedRunEveryPlannedCaseAndPassTheGateWhichNeedsEveryFamily) {
+//   its own, which these launches replace.
+TEST(Shards, ThreeMergedAreTheWholeRunWhoseGateNeedsEveryFamily) {
   VerifyOptions o;
   o.random_cases = 0;
   o.skip = {"model", "golden"};
-  const nvh::BackendDescription host;  // the host executor's, as the shards run on
-  const std::vector<std::string> planned = nvh::planned_case_keys(nvfp4_suite(), o, host);
-  ASSERT_GT(planned.size(), 200u);
+  o.out_dir = temp_dir("whole");
+  const Ran whole = verify(o);
+  EXPECT_EQ(whole.rc, 0) << whole.out;
+  EXPECT_NE(whole.out.find("route gate passed"), std::string::npos) << whole.out;
+  const nvh::Manifest expected = nvh::read_manifest(o.out_dir + "/manifest.json");
+  ASSERT_GT(expected.cases.size(), 200u);
+  const std::vector<nvh::LaunchRecord> launches = nvh::read_route_log(o.out_dir + "/routes.jsonl");
+  expect_the_gate_needs_every_family(launches);
+
   constexpr int kShards = 3;
-  std::vector<std::string> shards, reruns;
-  std::size_t shard_launches = 0;
+  std::vector<std::string> shards;
   for (int i = 0; i < kShards; ++i) {
     VerifyOptions s = o;
     s.shard = {i, kShards};
@@ -347,47 +348,26 @@ TEST(Shards, ThreeMergedRunEveryPlannedCaseAndPassTheGateWhichNeedsEveryFamily) 
         std::string::npos)
         << part.out;
     shards.push_back(s.out_dir);
-    shard_launches += nvh::read_route_log(s.out_dir + "/routes.jsonl").size();
-    // The shard's last case with a digest (the plan deals case j to shard j % 3).
-    const nvh::Manifest own = nvh::read_manifest(s.out_dir + "/manifest.json");
-    std::size_t last = i;
-    for (std::size_t j = i; j < planned.size(); j += kShards) {
-      if (own.cases.count(planned[j])) last = j;
-    }
-    reruns.push_back(planned[last]);
   }
   const std::string merged_dir = temp_dir("merged");
   const Ran merged = merge(merged_dir, shards);
-  EXPECT_EQ(merged.rc, 0) << merged.out;
-  EXPECT_NE(merged.out.find("route gate passed"), std::string::npos) << merged.out;
-  // Every planned case has its one result line in the merged run (a case
-  // the host cannot run has no digest in manifest.json, so the results are
-  // what is counted).
-  std::vector<std::string> results;
+  EXPECT_EQ(merged.rc, whole.rc) << merged.out;
+  EXPECT_EQ(verdict(merged.out), verdict(whole.out));
+  // Every planned case has its one result line (a case the host cannot run
+  // has no digest in manifest.json, so the results are what is counted).
+  const nvh::BackendDescription host;  // the host executor's, as the runs above
+  std::vector<std::string> planned = nvh::planned_case_keys(nvfp4_suite(), o, host), results;
   std::ifstream lines(merged_dir + "/results.jsonl");
   for (std::string line; std::getline(lines, line);)
     results.push_back(nlohmann::json::parse(line).at("key").get<std::string>());
   std::sort(results.begin(), results.end());
-  std::vector<std::string> expected = planned;
-  std::sort(expected.begin(), expected.end());
-  EXPECT_EQ(results, expected);
+  std::sort(planned.begin(), planned.end());
+  EXPECT_EQ(results, planned);
   const nvh::Manifest m = nvh::read_manifest(merged_dir + "/manifest.json");
-  EXPECT_GT(m.cases.size(), 200u);
-  const std::vector<nvh::LaunchRecord> launches = nvh::read_route_log(merged_dir + "/routes.jsonl");
-  EXPECT_EQ(launches.size(), shard_launches);
-  expect_the_gate_needs_every_family(launches);
-
-  VerifyOptions again;
-  again.cases = reruns;
-  again.out_dir = temp_dir("rerun");
-  const Ran r = verify(again);
-  EXPECT_EQ(r.rc, 0) << r.out;
-  for (const std::string& key : reruns) {
-    EXPECT_NE(r.out.find("case " + key + ": OK, digest " + m.cases.at(key) + "\n"),
-              std::string::npos)
-        << key << "\n"
-        << r.out;
-  }
+  EXPECT_EQ(m.cases, expected.cases);
+  EXPECT_EQ(m.backend, expected.backend);
+  EXPECT_EQ(file_text(merged_dir + "/route_gate.json"), file_text(o.out_dir + "/route_gate.json"));
+  EXPECT_EQ(nvh::read_route_log(merged_dir + "/routes.jsonl").size(), launches.size());
 }
 
 TEST(Shards, ShardsOfOneFamilyJudgeItsTargetsAfterMerge) {
