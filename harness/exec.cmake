@@ -19,6 +19,7 @@ if(NVFP4_COVERAGE)
   target_compile_definitions(harness_exec PRIVATE NVH_GCOV=1)
 endif()
 nvh_optimize_under_coverage(TARGET harness_exec)
+nvh_atomic_counters_under_coverage(harness_exec)  # its worker threads run blocks at once
 target_link_libraries(harness_exec PUBLIC cuda_headers Boost::context Threads::Threads)
 if(NVFP4_ENABLE_CUDA)
   target_sources(harness_exec PRIVATE ${CMAKE_CURRENT_LIST_DIR}/backend_cuda.cu
@@ -43,6 +44,7 @@ nvfp4_add_gtest(harness_exec_tests GPU
     ${CMAKE_CURRENT_LIST_DIR}/mbarrier_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/tma_test.cc
   LIBS harness_exec)
+nvh_atomic_counters_under_coverage(harness_exec_tests)  # 8 executor threads in one test
 if(NVFP4_ENABLE_CUDA)
   target_sources(harness_exec_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/last_block_test_cuda.cu
                                             ${CMAKE_CURRENT_LIST_DIR}/ldmatrix_test_cuda.cu

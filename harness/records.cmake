@@ -25,3 +25,5 @@ nvfp4_add_gtest(harness_records_tests
     ${_nvh_records_dir}/safetensors_test.cc
     ${_nvh_records_dir}/shard_test.cc
   LIBS harness_records nlohmann_json::nlohmann_json)
+# RouteRecorder's tests record from several threads at once.
+nvh_atomic_counters_under_coverage(harness_records harness_records_tests)
