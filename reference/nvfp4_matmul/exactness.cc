@@ -86,39 +86,38 @@ bool may_overflow(double magnitude, std::size_t count) {
   return magnitude * std::exp(static_cast<double>(count) * 0x1p-24) > FLT_MAX;
 }
 
-// The lowest set bit's exponent of each nonzero finite value (0 for the
-// others, never read: their products are zero or non-finite). A product of
-// two nonzero finite fp16/bf16 values is exact and normal in fp64, and its
-// odd part is the product of the factors' odd parts, itself odd, so its
-// lowest set bit's exponent is the sum of theirs: the grid of A[m,k]*W[n,k]
-// costs an addition, not a look at the product's bits.
-std::vector<int> lowest_bit_exponents(const std::vector<double>& values) {
-  std::vector<int> out(values.size(), 0);
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (std::isfinite(values[i]) && values[i] != 0) out[i] = lowest_bit_exponent(values[i]);
-  }
+// The lowest set bit's exponent of a nonzero finite value, 0 for the others
+// (never read: their terms are zero or non-finite).
+int grid_exponent(double v) { return std::isfinite(v) && v != 0 ? lowest_bit_exponent(v) : 0; }
+
+// grid_exponent of each value. A product of two nonzero finite fp16/bf16
+// values is exact and normal in fp64, and its odd part is the product of the
+// factors' odd parts, itself odd, so its lowest set bit's exponent is the
+// sum of theirs: the grid of A[m,k]*W[n,k] costs an addition, not a look at
+// the product's bits.
+std::vector<int> grid_exponents(const std::vector<double>& values) {
+  std::vector<int> out(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) out[i] = grid_exponent(values[i]);
   return out;
 }
 
 // One output element's terms: A[m,k]*W[n,k] for every k (the rows a and w,
-// with their values' lowest-bit exponents), then the bias if there is one.
-// Each term is formed where it is used, in the same order in both passes,
-// so the sums are those of a list of the terms.
+// with their values' grid exponents), then the bias if there is one. Each
+// term is formed where it is used, in the same order in both passes, so the
+// sums are those of a list of the terms.
 struct ElementTerms {
   const double *a, *w;
   const int *a_exp, *w_exp;
   int64_t K;
   const double* bias;  // null: none
+  int bias_exp;
 
   std::size_t count() const { return static_cast<std::size_t>(K) + (bias != nullptr); }
   // f(term, its lowest-bit exponent when nonzero and finite)
   template <typename F>
   void each(F&& f) const {
     for (int64_t k = 0; k < K; ++k) f(a[k] * w[k], a_exp[k] + w_exp[k]);
-    if (bias != nullptr) {
-      const bool grid = std::isfinite(*bias) && *bias != 0;
-      f(*bias, grid ? lowest_bit_exponent(*bias) : 0);
-    }
+    if (bias != nullptr) f(*bias, bias_exp);
   }
 };
 
@@ -217,18 +216,22 @@ ExactnessReport analyze_exactness(const uint16_t* A, const uint16_t* W, const ui
   // Each operand decoded once, not once per output it meets.
   const std::vector<double> a = halves_to_doubles(A, a_count, kind);
   const std::vector<double> w = halves_to_doubles(W, w_count, kind);
-  const std::vector<int> a_exp = lowest_bit_exponents(a), w_exp = lowest_bit_exponents(w);
+  const std::vector<int> a_exp = grid_exponents(a), w_exp = grid_exponents(w);
+  // The bias decoded once per column, not once per output element.
+  const std::vector<double> b =
+      bias != nullptr ? halves_to_doubles(bias, N, kind) : std::vector<double>{};
+  const std::vector<int> b_exp = grid_exponents(b);
   for (int64_t m = 0; m < M; ++m) {
     for (int64_t n = 0; n < N; ++n) {
       // Each product of two fp16/bf16 values is exact in fp64 (inf * 0 is NaN, as in fp32),
       // so these are the true terms.
-      const double bias_term = bias != nullptr ? half_to_double(bias[n], kind) : 0;
       const ElementTerms terms{a.data() + m * K,
                                w.data() + n * K,
                                a_exp.data() + m * K,
                                w_exp.data() + n * K,
                                K,
-                               bias != nullptr ? &bias_term : nullptr};
+                               bias != nullptr ? &b[n] : nullptr,
+                               bias != nullptr ? b_exp[n] : 0};
       const ElementVerdict v = judge_terms(terms);
       report.outcomes.push_back(v.outcome);
       // A failure outranks any success; within the same verdict, more bits is worse.
