@@ -426,15 +426,29 @@ struct DeviceCtx {
   }
 };
 
+// Threads one multiprocessor of the architecture being compiled holds:
+// 1536 on sm_86, sm_87, sm_89 and sm_120, 2048 on the others this code
+// builds for (sm_80, sm_90, sm_100).
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || \
+                               __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
+constexpr int kArchMaxThreadsPerSM = 1536;
+#else
+constexpr int kArchMaxThreadsPerSM = 2048;
+#endif
+
 // Blocks a kernel asks to fit on one multiprocessor (Kernel::kMinBlocksPerSM
-// if it names one, else 1): the compiler then caps registers to allow it.
+// if it names one, else 1), at most what the architecture's threads allow
+// (ptxas ignores a larger one, with a warning: PrefillScalarOn<uint32_t>'s 8
+// blocks of 256 on sm_120a): the compiler then caps registers to allow it.
 template <class Kernel, class = void>
 struct MinBlocksPerSM {
   static constexpr int value = 1;
 };
 template <class Kernel>
 struct MinBlocksPerSM<Kernel, std::void_t<decltype(Kernel::kMinBlocksPerSM)>> {
-  static constexpr int value = Kernel::kMinBlocksPerSM;
+  static constexpr int fit = kArchMaxThreadsPerSM / static_cast<int>(Kernel::kMaxBlockThreads);
+  static constexpr int value =
+      Kernel::kMinBlocksPerSM < fit ? Kernel::kMinBlocksPerSM : (fit > 0 ? fit : 1);
 };
 
 // Params that list tensor maps (a member tensor_maps(): tensor_map.h).
