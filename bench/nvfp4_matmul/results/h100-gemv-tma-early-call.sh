@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Ran on an H100 80GB HBM3 (the call after 06:14 UTC, 2026-12-06) with gemv-tma-early-experiment.patch (which holds
-# the even and slots patches too) applied to the main of that session; PERF.md, the section of 04:15 UTC.
+# Ran on an H100 80GB HBM3 (the call after 06:14 UTC, 2026-12-06) with the gemv-tma-even, -slots and -early
+# experiment patches, in that order, applied to the main of that session; PERF.md, the section of 04:15 UTC.
 # Issue 16 item 7 (early: each decoding thread frees its slot before decoding it), branch experiment/gemv-tma-early (session of 2026-12-06 from 04:15 UTC): does a deeper
 # ring hide more of the decode under the copies? The TMA GEMV with 3, 4, 5 and 6 slots (5: two blocks an
 # SM; 6: one or two, by A's slice), whole and copies alone, with and without the slices' sum, 5120 x

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Ran on an H100 80GB HBM3 (the call after 05:53 UTC, 2026-12-06) with gemv-tma-slots-experiment.patch (which holds
-# gemv-tma-even-experiment.patch too) applied to the main of that session; PERF.md, the section of 04:15 UTC.
+# Ran on an H100 80GB HBM3 (the call after 05:53 UTC, 2026-12-06) with gemv-tma-even-experiment.patch, then
+# gemv-tma-slots-experiment.patch, applied to the main of that session; PERF.md, the section of 04:15 UTC.
 # Issue 16 item 7, branch experiment/gemv-tma-slots (session of 2026-12-06 from 04:15 UTC): does a deeper
 # ring hide more of the decode under the copies? The TMA GEMV with 3, 4, 5 and 6 slots (5: two blocks an
 # SM; 6: one or two, by A's slice), whole and copies alone, with and without the slices' sum, 5120 x

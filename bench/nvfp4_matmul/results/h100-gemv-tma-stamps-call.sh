@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Ran on an H100 80GB HBM3 (the call after 06:18 UTC, 2026-12-06) with gemv-tma-stamps-experiment.patch (which holds
-# the even, slots and early patches too) applied to the main of that session; of its CSVs only six came back (the
+# Ran on an H100 80GB HBM3 (the call after 06:18 UTC, 2026-12-06) with the gemv-tma-even, -slots, -early and
+# -stamps experiment patches, in that order, applied to the main of that session; of its CSVs only six came back (the
 # rest past the run's file count), three kept in h100-gemv-tma-stamps/; its printed summary is h100-gemv-tma-stamps.txt.
 # Issue 16 item 7, branch experiment/gemv-tma-stamps (session of 2026-12-06 from 04:15 UTC): where the TMA
 # GEMV's ~3 us over its copies goes. One launch each (after a warm-up) of the 3-slot kernel, whole and
