@@ -447,8 +447,8 @@ struct MinBlocksPerSM {
 template <class Kernel>
 struct MinBlocksPerSM<Kernel, std::void_t<decltype(Kernel::kMinBlocksPerSM)>> {
   static constexpr int fit = kArchMaxThreadsPerSM / static_cast<int>(Kernel::kMaxBlockThreads);
-  static constexpr int value =
-      Kernel::kMinBlocksPerSM < fit ? Kernel::kMinBlocksPerSM : (fit > 0 ? fit : 1);
+  static_assert(fit >= 1, "a block of at most 1024 threads fits any multiprocessor");
+  static constexpr int value = Kernel::kMinBlocksPerSM < fit ? Kernel::kMinBlocksPerSM : fit;
 };
 
 // Params that list tensor maps (a member tensor_maps(): tensor_map.h).
