@@ -49,4 +49,14 @@ NVH_HD NVH_INLINE void store_gemv_output(const GemvOperands& p, float sum, int64
   nvh::store_u16(p.Y + m * p.N + n, nvh::round_to_half_bits(y, kKind));
 }
 
+// The same with column n's bias already loaded (`bias`, used only where
+// p.bias is set): for a caller that loads its bias before its stores.
+template <nvh::HalfKind kKind>
+NVH_HD NVH_INLINE void store_gemv_output_biased(const GemvOperands& p, float sum, float bias,
+                                                int64_t m, int64_t n) {
+  float y = sum;
+  if (NVFP4_PROBE(p.bias)) y = nvh::add_rn(y, bias);
+  nvh::store_u16(p.Y + m * p.N + n, nvh::round_to_half_bits(y, kKind));
+}
+
 }  // namespace nvfp4

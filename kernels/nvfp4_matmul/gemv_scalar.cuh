@@ -220,12 +220,18 @@ struct GemvScalarRows {
       accumulate_row<kKind, true>(p, n0, lane, g, next, acc);
     }
 
+    // The bias of the warp's rows before the first store (a store to Y may
+    // alias it: loaded per output, each load waited on the store before).
+    float bias[kRows] = {};
+    if (NVFP4_PROBE(p.bias)) {
+      for (int r = 0; r < kRows; ++r) bias[r] = load_bias<kKind>(p, n0 + r);
+    }
     for (int m = 0; m < kMaxM; ++m) {
       if (NVFP4_PROBE(m >= p.M)) break;
       for (int r = 0; r < kRows; ++r) {
         const float sum = warp_sum(ctx, acc[m][r]);
         if (NVFP4_PROBE(lane != 0)) continue;
-        store_gemv_output<kKind>(p, sum, m, n0 + r);
+        store_gemv_output_biased<kKind>(p, sum, bias[r], m, n0 + r);
       }
     }
   }

@@ -81,11 +81,7 @@ struct PrefillFusedSum {
       const int64_t c = 4 * (int64_t{ctx.block_idx().x} * kMaxBlockThreads + ctx.thread_idx().x);
       if (NVFP4_PROBE(c >= cols)) return;
       for (int64_t m = ctx.block_idx().y; NVFP4_PROBE(m < p.M); m += ctx.grid_dim().y) {
-        float sum[4] = {};  // add_parts4 sets each from slice 0
-        add_parts4(p, outputs, m * cols + c, sum);
-        for (int j = 0; j < 4; ++j) {
-          store_gemv_output<kKind>(p, nvh::mul_rn(sum[j], restore), m, p.n_begin + c + j);
-        }
+        sum_row4<kKind>(p, outputs, m, c, restore);
       }
       return;
     }
@@ -100,13 +96,34 @@ struct PrefillFusedSum {
     }
   }
 
-  // Outputs o..o + 3 summed over the parts in slice order, each as the
-  // one-output loop adds it. Up to kLoadRun slices (prefill_fused's plans
-  // have at most kFusedMaxKSlices) every part's load is issued before the
-  // first add (the loop unrolled, loads past k_slices not made): one wait on
-  // the L2 a group, not one a slice. More (gemv_mma's sliced layout, 9 to
-  // 19 on the H200's shapes) keep the loop a slice at a time, which
-  // measured 1.4 to 2.5 % faster there (PERF.md, 2026-12-04).
+  // Outputs c..c + 3 of row m, each summed over the parts in slice order as
+  // the one-output loop adds it, restored, biased and rounded. The bias is
+  // loaded before the first store: a store to Y may alias it for all the
+  // compiler knows, so loaded an output at a time each load waited on the
+  // store before it (four round trips a thread, in the PTX of 2026-12-06;
+  // loading it first made the calls with bias up to 5 % faster, PERF.md).
+  template <nvh::HalfKind kKind>
+  NVH_HD static void sum_row4(const Params& p, int64_t outputs, int64_t m, int64_t c,
+                              float restore) {
+    float bias[4] = {};  // loaded with the parts: both wait out one round trip
+    if (NVFP4_PROBE(p.bias)) {
+      for (int j = 0; j < 4; ++j) bias[j] = load_bias<kKind>(p, p.n_begin + c + j);
+    }
+    float sum[4];
+    add_parts4(p, outputs, m * p.cols() + c, sum);
+    for (int j = 0; j < 4; ++j) {
+      store_gemv_output_biased<kKind>(p, nvh::mul_rn(sum[j], restore), bias[j], m,
+                                      p.n_begin + c + j);
+    }
+  }
+
+  // Outputs o..o + 3 summed over the parts in slice order. Up to kLoadRun
+  // slices (prefill_fused's plans have at most kFusedMaxKSlices) every
+  // part's load is issued before the first add (the loop unrolled, loads
+  // past k_slices not made): one wait on the L2 a group, not one a slice.
+  // More (gemv_mma's sliced layout, 9 to 19 on the H200's shapes) keep the
+  // loop a slice at a time, which measured 1.4 to 2.5 % faster there
+  // (PERF.md, 2026-12-04).
   static constexpr int32_t kLoadRun = 8;
   NVH_HD static void add_parts4(const Params& p, int64_t outputs, int64_t o, float sum[4]) {
     if (NVFP4_PROBE(p.k_slices <= kLoadRun)) {
