@@ -1,7 +1,8 @@
 // The route table's crossover held to the runs that measured it (embedded by
-// CMake): results/h200-crossover-wtma.json above M = 128 on 16 Mi weights or
-// more, results/h200-crossover-small-weights.json at M = 9 to 256 on smaller
-// ones. A change of prefill_fused_preferred, of the plan, or of its
+// CMake): results/h200-crossover-wtma.json from M = 129 to 512 on 16 Mi
+// weights or more, results/h200-crossover-small-weights.json at M = 9 to 256
+// on smaller ones, results/h200-crossover24-{1,2}.json at M = 640, 768 and
+// 1024 (the kernel of 2026-12-06). A change of prefill_fused_preferred, of the plan, or of its
 // thresholds that the runs do not back fails here until a new run is
 // committed beside them.
 #include <gtest/gtest.h>
@@ -35,7 +36,7 @@ struct Measured {
 using RowsByProblem =
     std::map<std::tuple<int64_t, int64_t, int64_t>, std::map<std::string, double>>;
 RowsByProblem rows_by_problem(std::size_t which) {
-  if (kCrossoverRunCount != 3) throw std::logic_error("the crossover runs were not embedded");
+  if (kCrossoverRunCount != 5) throw std::logic_error("the crossover runs were not embedded");
   const nlohmann::json run = nlohmann::json::parse(kCrossoverRun[which].text);
   RowsByProblem by_problem;
   for (const auto& row : run.at("rows")) {
@@ -72,6 +73,8 @@ TEST(Crossover, TheRouteTableAgreesWithTheRunThatMeasuredIt) {
                                      "768 and 1024";
   std::vector<std::string> slower_taken, faster_left;
   for (const Measured& m : run) {
+    // Above M = 512 the kernel of 2026-12-06 decides (the test below).
+    if (m.M > kFusedTwoBlocksMaxM) continue;
     const bool fused = prefill_fused_preferred(m.M, m.N, m.K, h200());
     if (fused && m.ratio() >= 1.0) slower_taken.push_back(m.name());
     // Where the plan's rounds decide (M = 448, 512), vec8 is taken only
@@ -88,10 +91,42 @@ TEST(Crossover, TheRouteTableAgreesWithTheRunThatMeasuredIt) {
   // 0.82 and 0.80 of vec8 there (h200-plan-splits.json, the test below).
   EXPECT_EQ(slower_taken,
             (std::vector<std::string>{"12288x4096 at M = 129", "12288x4096 at M = 256"}));
-  // What the rule leaves elsewhere: 19 cases at M = 320, 384, 768 and 1024
-  // where prefill_fused measured faster (best 0.877, 2048 x 16384 at 384);
-  // no simple rule over the plan measured right there.
-  EXPECT_EQ(faster_left.size(), 19u);
+  // What the rule leaves elsewhere: 7 cases at M = 320 and 384 where
+  // prefill_fused measured faster (best 0.877, 2048 x 16384 at 384); no
+  // simple rule over the plan measured right there.
+  EXPECT_EQ(faster_left.size(), 7u);
+}
+
+// The mean of the two runs of the kernel of 2026-12-06 (embedded 3 and 4) at
+// M = 640, 768 and 1024 on the same 24 weight shapes: prefill_fused is taken
+// there only where both runs measured it faster, and what the rule leaves
+// to prefill_vec8 though it measured faster is counted.
+TEST(Crossover, TheFullBlocksBandAgreesWithTheRunsThatMeasuredIt) {
+  const std::vector<Measured> first = crossover_run(3), second = crossover_run(4);
+  ASSERT_EQ(first.size(), 24u * 3u) << "24 weight shapes at M = 640, 768 and 1024";
+  ASSERT_EQ(second.size(), first.size());
+  std::vector<std::string> taken, slower_taken, faster_left;
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    const Measured& a = first[i];
+    const Measured& b = second[i];
+    ASSERT_EQ(a.name(), b.name());
+    const bool fused = prefill_fused_preferred(a.M, a.N, a.K, h200());
+    if (fused) taken.push_back(a.name());
+    if (fused && (a.ratio() >= 1.0 || b.ratio() >= 1.0)) slower_taken.push_back(a.name());
+    if (!fused && a.fused_us + b.fused_us < a.vec8_us + b.vec8_us) faster_left.push_back(a.name());
+  }
+  EXPECT_EQ(slower_taken, std::vector<std::string>{});
+  // 7 shapes at M = 768 and 11 at 1024 (at 640 none: three blocks there use
+  // 83 % of their rows).
+  EXPECT_EQ(taken.size(), 18u);
+  // Left to the GEMM though prefill_fused measured faster: 5 at M = 640 (0.87
+  // to 0.98), at 768 2048 x 16384 (slices of 3276, 0.88) and three filling
+  // 81 to 84 % (0.97 to 0.99), at 1024 7168 x 7168 (84 %, 0.95).
+  EXPECT_EQ(faster_left.size(), 10u) << [&] {
+    std::string all;
+    for (const std::string& name : faster_left) all += name + "; ";
+    return all;
+  }();
 }
 
 // Weights under 16 Mi values (the bands of kFusedBands): prefill_fused is

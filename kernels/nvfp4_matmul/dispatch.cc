@@ -67,8 +67,14 @@ std::string taken_clause(const RouteRow& row, const Problem& p, const Caps& caps
 
 }  // namespace
 
+bool prefill_fused_full_blocks(int64_t M, const Caps& caps) {
+  return caps.wgmma && M >= kFusedFullBlocksMinM && M <= kFusedFullBlocksMaxM &&
+         M % kFusedFullBlockRows == 0;
+}
+
 bool prefill_fused_rounds_decide(int64_t M, const Caps& caps) {
-  return caps.wgmma && M >= kFusedTwoBlocksMinM && M <= kFusedTwoBlocksMaxM;
+  return (caps.wgmma && M >= kFusedTwoBlocksMinM && M <= kFusedTwoBlocksMaxM) ||
+         prefill_fused_full_blocks(M, caps);
 }
 
 namespace {
@@ -88,7 +94,9 @@ bool prefill_fused_preferred(int64_t M, int64_t N, int64_t K, const Caps& caps) 
     return (caps.wgmma || !band.needs_wgmma) && weights_at_least(N, K, band.min_weights);
   }
   if (!prefill_fused_rounds_decide(M, caps)) return false;
-  return prefill_fused_fills_its_rounds(prefill_fused_plan(M, N, K, true), M, N, K);
+  return prefill_fused_fills_its_rounds(
+      prefill_fused_plan(M, N, K, true), M, N, K,
+      prefill_fused_full_blocks(M, caps) ? kFusedFullBlocksFillPercent : kFusedRoundFillPercent);
 }
 
 int gemv_scalar_rows_per_warp(int64_t N) { return N % 4 == 0 ? 4 : N % 2 == 0 ? 2 : 1; }

@@ -62,7 +62,8 @@ std::string route_precondition_failure(Route route, const Problem& problem, cons
 // at least its number of values (N x K; small weights leave the fused
 // kernel's blocks too few to beat the dequant and the GEMM's small tiles),
 // and from kFusedTwoBlocksMinM to kFusedTwoBlocksMaxM (two blocks over M,
-// their rows 87.5 % full or more) where the plan's blocks fill their rounds
+// their rows 87.5 % full or more) and at kFusedFullBlocksMinM..MaxM (three
+// and four whole blocks) where the plan's blocks fill their rounds
 // (prefill_fused_fills_its_rounds). Elsewhere the GEMM's larger tiles win.
 struct FusedBand {
   int64_t max_m;        // the band holds M up to this (and above the band before)
@@ -80,12 +81,23 @@ inline constexpr int64_t kFusedMaxM = kFusedBands[2].max_m;       // the last ba
 inline constexpr int64_t kFusedMaxMWgmma = kFusedBands[4].max_m;  // the last band with wgmma
 inline constexpr int64_t kFusedTwoBlocksMinM = 448;
 inline constexpr int64_t kFusedTwoBlocksMaxM = 512;
+// And at M = 768 and 1024, three and four whole blocks of
+// kFusedFullBlockRows rows over M, where the plan's blocks fill their rounds
+// to kFusedFullBlocksFillPercent (prefill_fused_plan.h): the only M between
+// 512 and 2048 measured with the current kernel (2026-12-06); M = 640
+// (blocks 83 % full) lost on most shapes, so M between them stays with the
+// GEMM until measured.
+inline constexpr int64_t kFusedFullBlockRows = 256;
+inline constexpr int64_t kFusedFullBlocksMinM = 768;
+inline constexpr int64_t kFusedFullBlocksMaxM = 1024;
 static_assert(!kFusedBands[2].needs_wgmma && kFusedBands[3].needs_wgmma,
               "kFusedMaxM ends the bands without wgmma");
 bool prefill_fused_preferred(int64_t M, int64_t N, int64_t K, const Caps& caps);
 // Where the plan's rounds decide it: wgmma and kFusedTwoBlocksMinM <= M <=
-// kFusedTwoBlocksMaxM.
+// kFusedTwoBlocksMaxM, or M a multiple of kFusedFullBlockRows from
+// kFusedFullBlocksMinM to kFusedFullBlocksMaxM.
 bool prefill_fused_rounds_decide(int64_t M, const Caps& caps);
+bool prefill_fused_full_blocks(int64_t M, const Caps& caps);  // the second of those
 
 // Rows of W (output columns) one gemv_scalar warp computes: 4, 2 or 1, the
 // largest that divides N.

@@ -138,6 +138,37 @@ TEST(SelectRoute, FollowsTheDesignTable) {
        "fused_m_above_crossover"},
       {problem(kFusedTwoBlocksMinM, 4096, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
        "fused_m_above_crossover"},
+      // Three and four whole blocks over M (kFusedFullBlocksMinM, MaxM) at
+      // kFusedFullBlocksFillPercent: 5120 x 5120 at M = 768 and 3840 x 4096
+      // at 1024, 120 of 132 slots (90.9 %), and one either side of each M;
+      // 4992 x 5120 (117, 88.6 %) and 3712 x 4096 (116, 87.9 %) below the
+      // fill; 4096 x 3968 at 1024 (K whole, 3968), and 640 and 896 between.
+      {problem(kFusedFullBlocksMinM - 1, 5120, 5120, 16), sm90_wgmma(), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
+      {problem(kFusedFullBlocksMinM, 5120, 5120, 16), sm90_wgmma(), false, Route::prefill_fused,
+       "fused_mma"},
+      {problem(kFusedFullBlocksMinM + 1, 5120, 5120, 16), sm90_wgmma(), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
+      {problem(kFusedFullBlocksMinM, 4992, 5120, 16), sm90_wgmma(), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
+      {problem(kFusedFullBlocksMaxM - 1, 3840, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
+      {problem(kFusedFullBlocksMaxM, 3840, 4096, 16), sm90_wgmma(), false, Route::prefill_fused,
+       "fused_mma"},
+      {problem(kFusedFullBlocksMaxM + 1, 3840, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
+      {problem(kFusedFullBlocksMaxM, 3712, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
+      {problem(kFusedFullBlocksMaxM, 4096, 4096, 16), sm90_wgmma(), false, Route::prefill_fused,
+       "fused_mma"},
+      {problem(kFusedFullBlocksMaxM, 4096, 3968, 16), sm90_wgmma(), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
+      {problem(640, 5120, 5120, 16), sm90_wgmma(), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
+      {problem(896, 4096, 4096, 16), sm90_wgmma(), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
+      {problem(kFusedFullBlocksMaxM, 4096, 4096, 16), sm(90), false, Route::prefill_vec8,
+       "fused_m_above_crossover"},
       {problem(9, 64, 256, 16), sm(75), false, Route::prefill_vec8, "fused_sm_below_80"},
       {problem(4, 64, 256, 32), sm(90), false, Route::prefill_vec8, "fused_block_size_not_16"},
       {problem(9, 64, 256, 32), sm(90), false, Route::prefill_vec8, "fused_block_size_not_16"},
@@ -272,7 +303,10 @@ TEST(SelectRoute, ForcingPrefillFusedPassesItsCrossover) {
       "prefill_fused passed over: M <= 16, or M <= 32 with N x K >= 2^20, or M <= 64 (128 with "
       "wgmma) "
       "with N x K >= 2^23, or M <= 256 with wgmma and N x K >= 2^24, or 448 <= M <= 512 with wgmma "
-      "and the plan's blocks filling their rounds to 80 % in K slices of 4096 or more ";
+      "and the plan's blocks filling their rounds to 80 % in K slices of 4096 or more, or M = 768 "
+      "or 1024 with wgmma and the plan's blocks filling their rounds to 90 % in K slices of 4096 "
+      "or "
+      "more ";
   EXPECT_NE(natural.detail.find(crossover + "(M = " + std::to_string(kFusedMaxM + 1) +
                                 ", N = 64, K = 256, no wgmma, N x K = 16384) fails"),
             std::string::npos)

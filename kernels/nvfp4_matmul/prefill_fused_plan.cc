@@ -152,9 +152,10 @@ FusedRounds prefill_fused_rounds(const FusedPlan& plan, int64_t M, int64_t N, in
   return r;
 }
 
-bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N, int64_t K) {
+bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N, int64_t K,
+                                    int64_t fill_percent) {
   const FusedRounds r = prefill_fused_rounds(plan, M, N, K);
-  return r.rounds > 0 && 100 * r.blocks >= kFusedRoundFillPercent * r.rounds * r.slots &&
+  return r.rounds > 0 && 100 * r.blocks >= fill_percent * r.rounds * r.slots &&
          r.k_per_slice >= kFusedMinKPerSlice;
 }
 

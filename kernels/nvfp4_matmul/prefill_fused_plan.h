@@ -87,7 +87,15 @@ FusedRounds prefill_fused_rounds(const FusedPlan& plan, int64_t M, int64_t N, in
 // dispatcher's crossover: dispatch.h.
 inline constexpr int64_t kFusedRoundFillPercent = 80;
 inline constexpr int64_t kFusedMinKPerSlice = 4096;
-bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N, int64_t K);
+// With three and four whole blocks of 256 rows over M (M = 768 and 1024,
+// dispatch.h's kFusedFullBlocksMinM..MaxM) the fill that decides is higher:
+// on the H200 (2026-12-06, results/h200-crossover24-*.json; 24 weight shapes
+// at M = 768 and 1024) every plan filling its rounds to 90 % or more in
+// slices of 4096 or more beat dequant + GEMM (0.87 to 0.97), and at 80 to
+// 89 % at M = 1024 five of six lost (up to 1.09; 7168 x 7168 won, 0.95).
+inline constexpr int64_t kFusedFullBlocksFillPercent = 90;
+bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N, int64_t K,
+                                    int64_t fill_percent = kFusedRoundFillPercent);
 
 // "m16n64", ...; with k_slices > 1 "m16n64/k4"; with a tail split
 // "w256n128/tail-k5"; the GEMV-shaped path "gemv16/slices12" (the route

@@ -184,11 +184,24 @@ std::string crossover_values(const Problem& p, const Caps& c) {
 // <= 16 any weights, M <= 32 from 1 Mi, M <= 64 (128 with wgmma) from 8 Mi,
 // M <= 256 with wgmma from 16 Mi. M = 17..31 and 33..63 were not measured:
 // they take their band's bound.
+// With the kernel of 2026-12-06 (the bias loaded before the sum's stores;
+// H200, the call after that session's targets round,
+// results/h200-crossover24-{1,2}.json: the 24 shapes at M = 640, 768 and
+// 1024, two runs) prefill_fused was faster at M = 768 on 11 of 24 and at
+// 1024 on 12 of 24: at three and four whole blocks of 256 rows over M, every
+// plan filling its rounds to 90 % or more in K slices of 4096 or more won
+// (768: 7 shapes, 0.87 to 0.93; 1024: 11 shapes, 0.91 to 0.98), where the
+// 80 % rule would also take five losses at 1024 (81 to 86 % full, up to
+// 1.09). At 640 (three blocks, 83 % of their rows used) it lost on 19 of 24
+// (up to 1.63), and the 90 % rule would take two losses there (16384 x 4096
+// 1.02, 36864 x 5120 1.05): M = 640 stays with the GEMM, and so does every
+// M not measured between 512 and 2048.
 // A prefers, not a need: forcing takes it at any M.
 constexpr RoutePredicate kFusedMAtMostCrossover{
     "M <= 16, or M <= 32 with N x K >= 2^20, or M <= 64 (128 with wgmma) with N x K >= 2^23, "
     "or M <= 256 with wgmma and N x K >= 2^24, or 448 <= M <= 512 with wgmma and the plan's "
-    "blocks filling their rounds to 80 % in K slices of 4096 or more",
+    "blocks filling their rounds to 80 % in K slices of 4096 or more, or M = 768 or 1024 with "
+    "wgmma and the plan's blocks filling their rounds to 90 % in K slices of 4096 or more",
     [](const Problem& p, const Caps& c) { return crossover_values(p, c); },
     [](const Problem& p, const Caps& c) { return prefill_fused_preferred(p.M, p.N, p.K, c); },
     "fused_m_above_crossover"};
@@ -203,6 +216,9 @@ static_assert(kFusedMaxM == 64 && kFusedMaxMWgmma == 256 && kFusedTwoBlocksMinM 
                   kFusedTwoBlocksMaxM == 512 && kFusedRoundFillPercent == 80 &&
                   kFusedMinKPerSlice == 4096,
               "kFusedMAtMostCrossover's statement says 64, 256, 448, 512, 80 % and 4096");
+static_assert(kFusedFullBlockRows == 256 && kFusedFullBlocksMinM == 768 &&
+                  kFusedFullBlocksMaxM == 1024 && kFusedFullBlocksFillPercent == 90,
+              "kFusedMAtMostCrossover's statement says M = 768 or 1024 and 90 %");
 constexpr RoutePredicate kFusedSm80{
     "sm >= 80", [](const Problem&, const Caps& c) { return value("sm", c.sm); },
     [](const Problem&, const Caps& c) { return c.sm >= kMinMmaSm; }, "fused_sm_below_80"};

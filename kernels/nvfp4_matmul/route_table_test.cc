@@ -88,7 +88,8 @@ TEST(RouteTable, ListingNamesEveryRouteItsReasonsAndNeeds) {
           "  taken (not forced) only where: M <= 16, or M <= 32 with N x K >= 2^20, or M <= 64 "
           "(128 with wgmma) with N x K >= 2^23, or M <= 256 with wgmma and N x K >= 2^24, or "
           "448 <= M <= 512 with wgmma and the plan's blocks filling their rounds to 80 % in "
-          "K slices of 4096 or more\n"),
+          "K slices of 4096 or more, or M = 768 or 1024 with wgmma and the plan's blocks filling "
+          "their rounds to 90 % in K slices of 4096 or more\n"),
       std::string::npos)
       << text;
   EXPECT_NE(text.find("prefill_scalar: odd_block_size k_not_multiple_of_8 unaligned\n  needs: M > "
@@ -198,7 +199,8 @@ Meaning write_meaning(const std::string& statement) {
         [](const Problem&, const Caps&) { return ""; }}},
       {"M <= 16, or M <= 32 with N x K >= 2^20, or M <= 64 (128 with wgmma) with N x K >= 2^23, "
        "or M <= 256 with wgmma and N x K >= 2^24, or 448 <= M <= 512 with wgmma and the plan's "
-       "blocks filling their rounds to 80 % in K slices of 4096 or more",
+       "blocks filling their rounds to 80 % in K slices of 4096 or more, or M = 768 or 1024 with "
+       "wgmma and the plan's blocks filling their rounds to 90 % in K slices of 4096 or more",
        {[](const Problem& p, const Caps& c) {
           // Exact in a double for every N and K here (products under 2^53).
           const double w = static_cast<double>(p.N) * static_cast<double>(p.K);
@@ -207,13 +209,16 @@ Meaning write_meaning(const std::string& statement) {
                  (c.wgmma && p.M <= 256 && w >= 16777216.0) ||
                  (c.wgmma && p.M >= 448 && p.M <= 512 &&
                   prefill_fused_fills_its_rounds(prefill_fused_plan(p.M, p.N, p.K, true), p.M, p.N,
-                                                 p.K));
+                                                 p.K)) ||
+                 (c.wgmma && (p.M == 768 || p.M == 1024) &&
+                  prefill_fused_fills_its_rounds(prefill_fused_plan(p.M, p.N, p.K, true), p.M, p.N,
+                                                 p.K, 90));
         },
         [](const Problem& p, const Caps& c) {
           std::string s = "M = " + std::to_string(p.M) + ", N = " + std::to_string(p.N) +
                           ", K = " + std::to_string(p.K) + (c.wgmma ? ", wgmma" : ", no wgmma");
           if (p.N > 0 && p.K > 0) s += ", N x K = " + std::to_string(p.N * p.K);
-          if (!c.wgmma || p.M < 448 || p.M > 512) return s;
+          if (!c.wgmma || ((p.M < 448 || p.M > 512) && p.M != 768 && p.M != 1024)) return s;
           const FusedPlan plan = prefill_fused_plan(p.M, p.N, p.K, true);
           const FusedRounds r = prefill_fused_rounds(plan, p.M, p.N, p.K);
           if (r.rounds == 0) return s;

@@ -9,7 +9,8 @@ namespace {
 // (route_table.cc): M <= 16 on any weights; M <= 32 on 2^20 weights (N x K)
 // or more; M <= 64 on 2^23 or more, and with wgmma M <= 128 on 2^23 and M <=
 // 256 on 2^24, and 448 <= M <= 512 where the plan's blocks fill their
-// rounds (the plan's own rule, tested with the plan).
+// rounds to 80 %, M = 768 and 1024 where they fill them to 90 % (the plan's
+// own rule, tested with the plan).
 bool fused_preferred_here(const CaseSpec& s, const Caps& caps) {
   const double weights = static_cast<double>(s.N) * static_cast<double>(s.K);  // exact here
   if (s.M <= 16) return true;
@@ -18,8 +19,9 @@ bool fused_preferred_here(const CaseSpec& s, const Caps& caps) {
   if (!caps.wgmma) return false;
   if (s.M <= 128) return weights >= 8.0 * 1024 * 1024;
   if (s.M <= 256) return weights >= 16.0 * 1024 * 1024;
-  return s.M >= 448 && s.M <= 512 &&
-         prefill_fused_fills_its_rounds(prefill_fused_plan(s.M, s.N, s.K, true), s.M, s.N, s.K);
+  const FusedPlan plan = prefill_fused_plan(s.M, s.N, s.K, true);
+  if (s.M >= 448 && s.M <= 512) return prefill_fused_fills_its_rounds(plan, s.M, s.N, s.K, 80);
+  return (s.M == 768 || s.M == 1024) && prefill_fused_fills_its_rounds(plan, s.M, s.N, s.K, 90);
 }
 
 }  // namespace
