@@ -2,9 +2,9 @@
 // CMake): results/h200-crossover-wtma.json from M = 129 to 512 on 16 Mi
 // weights or more, results/h200-crossover-small-weights.json at M = 9 to 256
 // on smaller ones, results/h200-crossover24-{1,2}.json at M = 640, 768 and
-// 1024 (the kernel of 2026-12-06). A change of prefill_fused_preferred, of the plan, or of its
-// thresholds that the runs do not back fails here until a new run is
-// committed beside them.
+// 1024 (the kernel of 2026-12-06). A change of prefill_fused_preferred, of
+// the plan, or of its thresholds that the runs do not back fails here until
+// a new run is committed beside them.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -305,8 +305,7 @@ TEST(SelectRoute, ForcingPrefillFusedPassesItsCrossover) {
       "with N x K >= 2^23, or M <= 256 with wgmma and N x K >= 2^24, or 448 <= M <= 512 with wgmma "
       "and the plan's blocks filling their rounds to 80 % in K slices of 4096 or more, or M = 768 "
       "or 1024 with wgmma and the plan's blocks filling their rounds to 90 % in K slices of 4096 "
-      "or "
-      "more ";
+      "or more ";
   EXPECT_NE(natural.detail.find(crossover + "(M = " + std::to_string(kFusedMaxM + 1) +
                                 ", N = 64, K = 256, no wgmma, N x K = 16384) fails"),
             std::string::npos)

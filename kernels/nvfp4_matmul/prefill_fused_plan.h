@@ -91,7 +91,7 @@ inline constexpr int64_t kFusedMinKPerSlice = 4096;
 // dispatch.h's kFusedFullBlocksMinM..MaxM) the fill that decides is higher:
 // on the H200 (2026-12-06, results/h200-crossover24-*.json; 24 weight shapes
 // at M = 768 and 1024) every plan filling its rounds to 90 % or more in
-// slices of 4096 or more beat dequant + GEMM (0.87 to 0.97), and at 80 to
+// slices of 4096 or more beat dequant + GEMM (0.87 to 0.98), and at 80 to
 // 89 % at M = 1024 five of six lost (up to 1.09; 7168 x 7168 won, 0.95).
 inline constexpr int64_t kFusedFullBlocksFillPercent = 90;
 bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N, int64_t K,
