@@ -347,6 +347,20 @@ std::vector<Problem> problems() {
         p.block_size = 16;
         out.push_back(p);
       }
+  // Three and four whole blocks over M (kFusedFullBlocksMinM, MaxM): each M,
+  // one either side, and 640 and 896 between; N of 116, 117 and 120 tiles'
+  // blocks at M = 1024 and 768 (87.9, 88.6 and 90.9 % of 132 slots) and K
+  // whole below, at and above 4096.
+  for (int64_t M : {640, 767, 768, 769, 896, 1023, 1024, 1025})
+    for (int64_t N : {3712, 3840, 4992, 5120})
+      for (int64_t K : {3968, 4096, 5120}) {
+        Problem p;
+        p.M = M;
+        p.N = N;
+        p.K = K;
+        p.block_size = 16;
+        out.push_back(p);
+      }
   return out;
 }
 
