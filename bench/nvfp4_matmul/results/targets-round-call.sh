@@ -2,7 +2,7 @@
 # Session of 2026-12-06 from 07:17 UTC: issue 16's targets re-measured, whichever card the call gets,
 # in one call. Run twice: first on an H100 with main's binary (3fbf410, preset cuda-sm90, then named
 # nvfp4-harness), then on an H200 with nvfp4-harness-new (main with the bias loaded before the stores,
-# landed-ab-call.sh), as the line B= below now says: the default bench (items 5 and 7),
+# bias-ab-call.sh landed), as the line B= below now says: the default bench (items 5 and 7),
 # the 8K replay natural and on prefill_vec8 (item 6), and on an H200 the crossover above M = 384
 # that the round of 2026-12-04 21:25 UTC questioned (h100-crossover-above384.sh ran it on an H100).
 # Outputs: <card>-targets-{bench,replay-natural,replay-prefill_vec8}.json (+ <card>-targets-crossover-{1,2}.json).

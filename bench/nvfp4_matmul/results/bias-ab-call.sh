@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Session of 2026-12-06 from 07:17 UTC: the four A/Bs of the bias loaded before the stores, each one
+# device call of this script with its VARIANT, new against main (base, 3fbf410):
+#   rows      prefill_fused_sum summing up to four rows a thread, every load first, and the bias
+#             before its stores (not kept: sum-rows-experiment.patch); outputs <card>-sum-rows-*
+#   sum       prefill_fused_sum with the bias before its stores alone; outputs <card>-sum-bias-*
+#   epilogue  that, gemv_scalar's too, and prefill_fused's mma.sync epilogue and gemv_mma's (the last
+#             two not kept: epilogue-bias-experiment.patch); outputs <card>-bias-ab-*
+#   landed    the change as landed (the sum and gemv_scalar), with compute-sanitizer memcheck;
+#             outputs <card>-landed-ab-*
+# In one call: the fused and GEMV GPU tests on the new kernels, old / new / new / old bench runs of
+# prefill_fused on the replay's four shapes and the sweep's three, with and without bias (M = 64..512
+# for rows and sum, 9..256 for the others), the GEMV rows of the decode group (they carry a bias),
+# then the 8K replay base / new / new / base and on prefill_vec8. build/carry2/bin.tgz holds
+# nvfp4-harness-base, nvfp4-harness-new and the new kernels_tests.
+# Usage (device): bash bench/nvfp4_matmul/results/bias-ab-call.sh rows|sum|epilogue|landed
+set -uo pipefail
+variant="${1:-}"
+tests='*Fused*cuda*:GpuAgainstHost.*:PrefillFused*:*GemvSlices*cuda*'
+ms=(--m 64 --m 128 --m 256 --m 512)
+decode=(--only "gemv_mma M"); decode_tag=gemv; memcheck=0; keep_replays=1
+case "$variant" in
+  rows) tag=sum-rows; keep_replays=0 ;;  # its replays' JSON stayed in OUT, as that call left them
+  sum) tag=sum-bias ;;
+  epilogue | landed)
+    [ "$variant" = epilogue ] && tag=bias-ab || { tag=landed-ab; memcheck=1; }
+    tests+=':*Gemv*cuda*:*Bias*cuda*'
+    ms=(--m 9 --m 16 --m 32 --m 64 --m 128 --m 256)
+    decode=(); decode_tag=decode ;;
+  *) echo "usage: $0 rows|sum|epilogue|landed (variant = \"$variant\")" >&2; exit 2 ;;
+esac
+cd "$(dirname "$0")/../../.."
+mkdir -p /tmp/bin && tar -xzf build/carry2/bin.tgz -C /tmp/bin
+name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+echo "card: $name"
+case "$name" in *H200*) card=h200 ;; *H100*) card=h100 ;; *) card=gpu ;; esac
+timeout 200 /tmp/bin/kernels_tests --gtest_filter="$tests" > "$OUT/tests.log" 2>&1
+echo "== tests rc=$?"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]" "$OUT/tests.log" | head
+if ((memcheck)); then
+  timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 /tmp/bin/kernels_tests \
+    --gtest_filter='*Fused*cuda*:*GemvSlices*cuda*:*GemvScalar*cuda*' > "$OUT/memcheck.log" 2>&1
+  echo "== memcheck rc=$?"; grep -E "ERROR SUMMARY|^\[  (PASSED|FAILED) " "$OUT/memcheck.log" | head
+fi
+shapes=(--shape 8192x5120 --shape 5120x6144 --shape 5120x18432 --shape 36864x5120 --shape 4096x4096
+  --shape 14336x4096 --shape 4096x14336)
+bench() {  # bench WHICH RUN
+  timeout 140 /tmp/bin/nvfp4-harness-$1 bench --group msweep "${shapes[@]}" "${ms[@]}" \
+    --only "prefill_fused bias M" --only "prefill_fused M" --json "$OUT/$card-$tag-$1-$2.json" > "$OUT/bench-$1-$2.log" 2>&1
+  echo "== bench $1 $2 rc=$?"
+}
+bench base 1; bench new 1; bench new 2; bench base 2
+for w in base new; do
+  timeout 100 /tmp/bin/nvfp4-harness-$w bench --group decode "${decode[@]}" --json "$OUT/$card-$tag-$decode_tag-$w.json" > "$OUT/gemv-$w.log" 2>&1
+  echo "== gemv $w rc=$?"
+done
+replay() {  # replay WHICH RUN
+  timeout 60 /tmp/bin/nvfp4-harness-$1 replay bench/nvfp4_matmul/manifests/qwen_like_prefill.json --prompt 8192 \
+    --chunk 256 --json "$OUT/$card-$tag-replay-$1-$2.json" > "$OUT/replay-$1-$2.log" 2>&1
+  python3 -c "
+import json; d=json.load(open('$OUT/$card-$tag-replay-$1-$2.json')); print('replay $1 $2', round(d['total']['total_ms'],1), [(n['name'], round(n['total_ms'],1)) for n in d['node_types']])"
+}
+replay base 1; replay new 1; replay new 2; replay base 2
+timeout 60 /tmp/bin/nvfp4-harness-base replay bench/nvfp4_matmul/manifests/qwen_like_prefill.json --prompt 8192 \
+  --chunk 256 --route prefill_vec8 --json "$OUT/$card-$tag-replay-vec8.json" > "$OUT/replay-vec8.log" 2>&1
+python3 -c "
+import json; d=json.load(open('$OUT/$card-$tag-replay-vec8.json')); print('replay prefill_vec8', round(d['total']['total_ms'],1))"
+python3 ci/device/bench-ab.py "$OUT/$card-$tag-base-1.json,$OUT/$card-$tag-base-2.json" \
+  "$OUT/$card-$tag-new-1.json,$OUT/$card-$tag-new-2.json"
+python3 ci/device/bench-ab.py "$OUT/$card-$tag-$decode_tag-base.json" "$OUT/$card-$tag-$decode_tag-new.json"
+if ((keep_replays)); then
+  tar -czf "$OUT/logs.tgz" -C "$OUT" $(cd "$OUT" && ls *.log *replay*.json) && rm -f "$OUT"/*.log "$OUT"/*replay*.json
+else
+  tar -czf "$OUT/logs.tgz" -C "$OUT" $(cd "$OUT" && ls *.log) && rm -f "$OUT"/*.log
+fi
