@@ -124,6 +124,21 @@ struct DeviceCtx {
     return atomicInc(counter, wrap_at);
   }
   __device__ __forceinline__ void fence_global() const { __threadfence(); }
+  // Until *counter >= target: a relaxed load at device scope in a loop,
+  // sleeping a little between tries so the spinning warp leaves the issue
+  // slots to the blocks it waits for. Only in a co-resident launch
+  // (LaunchShape::co_resident); the caller fences before it reads what the
+  // blocks it waited for wrote (the fence orders those reads after the load
+  // that saw their arrivals).
+  __device__ __forceinline__ void wait_global_at_least(const uint32_t* counter,
+                                                       uint32_t target) const {
+    for (;;) {
+      uint32_t seen;
+      asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(counter) : "memory");
+      if (seen >= target) return;
+      __nanosleep(64);
+    }
+  }
   __device__ __forceinline__ void sync_threads() const { __syncthreads(); }
   // Barrier of the warp's lanes, which also orders their shared-memory
   // accesses (one lane reading what another copied in).

@@ -19,6 +19,33 @@ void encode_tensor_maps(Params& p) {
   }
 }
 
+// Throws NotCoResident unless the device holds every block of `shape` at
+// once (its blocks a multiprocessor, by the occupancy calculator, times its
+// multiprocessors), as a cooperative launch needs; the blocks a
+// multiprocessor are asked once per kernel, block size and shared memory.
+template <class Entry>
+void require_co_resident(CudaBackend& gpu, Entry entry, const LaunchShape& shape) {
+  static thread_local struct {
+    Entry entry = nullptr;
+    uint32_t threads = 0, shared_bytes = 0;
+    int per_sm = 0;
+  } asked;
+  const uint32_t threads = threads_per_block(shape);
+  if (asked.entry != entry || asked.threads != threads ||
+      asked.shared_bytes != shape.shared_bytes) {
+    NVH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &asked.per_sm, entry, static_cast<int>(threads), shape.shared_bytes));
+    asked = {entry, threads, shape.shared_bytes, asked.per_sm};
+  }
+  const uint64_t holds = uint64_t(asked.per_sm) * uint64_t(gpu.caps().multiprocessors);
+  if (total_blocks(shape) > holds) {
+    throw NotCoResident("launch_on_cuda: a co-resident grid of " +
+                        std::to_string(total_blocks(shape)) + " blocks, where " +
+                        gpu.caps().device_name + " holds " + std::to_string(holds) + " (" +
+                        std::to_string(asked.per_sm) + " a multiprocessor)");
+  }
+}
+
 template <class Kernel>
 void launch_on_cuda(Backend& backend, const LaunchShape& shape,
                     const typename Kernel::Params& given) {
@@ -38,17 +65,26 @@ void launch_on_cuda(Backend& backend, const LaunchShape& shape,
     NVH_CUDA_CHECK(cudaFuncSetAttribute(entry, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(shape.shared_bytes)));
   }
-  if (shape.overlaps_prior_grid && gpu.caps().sm_major >= 9) {
+  const bool overlaps = shape.overlaps_prior_grid && gpu.caps().sm_major >= 9;
+  if (shape.co_resident) require_co_resident(gpu, entry, shape);
+  if (overlaps || shape.co_resident) {
     cudaLaunchConfig_t config = {};
     config.gridDim = grid;
     config.blockDim = block;
     config.dynamicSmemBytes = shape.shared_bytes;
     config.stream = gpu.stream();
-    cudaLaunchAttribute overlap[1] = {};
-    overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    overlap[0].val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = overlap;
-    config.numAttrs = 1;
+    cudaLaunchAttribute attrs[2] = {};
+    unsigned n = 0;
+    if (overlaps) {
+      attrs[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attrs[n++].val.programmaticStreamSerializationAllowed = 1;
+    }
+    if (shape.co_resident) {
+      attrs[n].id = cudaLaunchAttributeCooperative;
+      attrs[n++].val.cooperative = 1;
+    }
+    config.attrs = attrs;
+    config.numAttrs = n;
     NVH_CUDA_CHECK(cudaLaunchKernelEx(&config, entry, params));
     return;
   }

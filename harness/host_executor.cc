@@ -5,10 +5,13 @@
 #include <boost/context/fiber.hpp>
 #include <boost/context/pooled_fixedsize_stack.hpp>
 #include <boost/core/demangle.hpp>
+#include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -49,6 +52,8 @@ void validate_shape(const LaunchShape& s) {
     bad("a block holds at most 1024 threads");
   if (s.reads_shared_async && !s.uses_collectives)
     bad("reads_shared_async (wgmma) needs uses_collectives");
+  if (s.co_resident && !s.uses_collectives)
+    bad("co_resident (blocks that wait for one another) needs uses_collectives");
 }
 
 Dim3 unflatten(uint64_t i, Dim3 extent) {
@@ -91,7 +96,73 @@ const unsigned char* wgmma_b_element(const unsigned char* b, int k, int col) {
   return reinterpret_cast<const unsigned char*>(tma_swizzled(at, TmaSwizzle::b128));
 }
 
+std::atomic<uint32_t> g_co_resident_blocks{1024};  // host_co_resident_blocks()
+
 }  // namespace
+
+// The blocks of a co-resident launch (LaunchShape::co_resident), each on its
+// own worker thread: a block whose every thread is parked, some of them
+// waiting for a global counter (wait_global_at_least), sleeps here until
+// some block's atomic changes a counter. When every live block sleeps so
+// and nothing has changed, none ever will: a deadlock, reported by the
+// block that sees it (the GPU would hang). Hand-written: the fibers' own
+// scheduling is the executor's (HostBlock::run), not a library's.
+class GridRendezvous {
+ public:
+  explicit GridRendezvous(uint64_t blocks) : live_(blocks) {}
+  uint64_t changes() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return changes_;
+  }
+  void changed() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++changes_;
+    wake_.notify_all();
+  }
+  void block_done() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    --live_;
+    wake_.notify_all();
+  }
+  void abort() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    aborted_ = true;
+    wake_.notify_all();
+  }
+  // Returns once a counter has changed since `seen`; throws when another
+  // block failed, or when every live block waits here (`waiting` says what
+  // this one waits for).
+  void park(uint64_t seen, const std::string& waiting) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ++parked_;
+    for (;;) {
+      if (changes_ != seen) break;
+      if (parked_ == live_ && !aborted_) {
+        aborted_ = true;
+        deadlock_ = "host executor: every live block of the co-resident grid (" +
+                    std::to_string(live_) +
+                    ") waits on a global counter that no block will change: " + waiting;
+        wake_.notify_all();
+      }
+      if (aborted_) {
+        --parked_;
+        // Every parked block reports the deadlock, so whichever is first says it.
+        throw std::runtime_error(deadlock_.empty()
+                                     ? "host executor: a block of the co-resident grid failed"
+                                     : deadlock_);
+      }
+      wake_.wait(lock);
+    }
+    --parked_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  uint64_t changes_ = 0, live_ = 0, parked_ = 0;
+  bool aborted_ = false;
+  std::string deadlock_;  // what the block that found the deadlock waited for
+};
 
 // Per-block state for kernels with collectives: the fibers, the barrier
 // counters and the words lanes exchange through.
@@ -100,7 +171,13 @@ class HostBlock {
   explicit HostBlock(ctx::pooled_fixedsize_stack& stacks) : stacks_(stacks) {}
 
   void run(const LaunchShape& shape, Dim3 block, unsigned char* shared, const HostThreadBody& body,
-           memcheck::Scope& scope);
+           memcheck::Scope& scope, GridRendezvous* grid = nullptr);
+
+  // wait_global_at_least: parks `thread` until the counter holds `target`
+  // or more (a co-resident launch's blocks run on their own worker threads).
+  void wait_global(uint32_t thread, const uint32_t* counter, uint32_t target);
+  bool co_resident() const { return grid_ != nullptr; }
+  GridRendezvous* grid() const { return grid_; }
 
   void warp_barrier(uint32_t thread);
   void block_barrier(uint32_t thread);
@@ -127,6 +204,20 @@ class HostBlock {
   // A thread of the block with a global store no fence of its own follows,
   // or null.
   const HostCtx* unfenced_thread() const;
+  // A global store by some thread of the block a global atomic by `atomic`
+  // may not publish: one unfenced_thread() holds, or one a block barrier
+  // ordered before `atomic` with no fence of `atomic`'s since that barrier
+  // (a fence is cumulative: it publishes the stores ordered before it, the
+  // pattern of one thread fencing for its block after a barrier). The
+  // thread that made it, or null.
+  const HostCtx* unfenced_for(const HostCtx& atomic) const;
+  struct BarrierOrderedStore {
+    uintptr_t address = 0;
+    uint32_t width = 0, thread_plus_1 = 0;  // 0: none
+    uint64_t generation = 0;                // the block barrier's that ordered it
+  };
+  const BarrierOrderedStore& barrier_ordered() const { return barrier_ordered_; }
+  uint64_t generation() const { return block_generation_; }
 
   uint32_t live_in_warpgroup(uint32_t thread) const {
     return groups_[thread / kWarpGroupSize].live;
@@ -220,14 +311,21 @@ class HostBlock {
   std::size_t shared_bytes_ = 0;
   uint32_t block_live_ = 0, block_arrived_ = 0;
   uint64_t block_generation_ = 0;
-  uintptr_t atomic_unfenced_ = 0;  // ThreadOrder::block_atomic_unfenced of this block
+  uintptr_t atomic_unfenced_ = 0;        // ThreadOrder::block_atomic_unfenced of this block
+  BarrierOrderedStore barrier_ordered_;  // the last, of the latest barrier that ordered one
   uint64_t progress_ = 0;  // arrivals and exits; a scheduling round without any is a deadlock
+  GridRendezvous* grid_ = nullptr;  // a co-resident launch's (null otherwise)
+  // Threads parked in wait_global, and what the last of them waits for.
+  uint32_t global_waiters_ = 0;
+  std::string global_wait_;
   std::exception_ptr error_;
 };
 
 void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
-                    const HostThreadBody& body, memcheck::Scope& scope) {
+                    const HostThreadBody& body, memcheck::Scope& scope, GridRendezvous* grid) {
   const uint32_t n = threads_per_block(shape);
+  grid_ = grid;
+  global_waiters_ = 0;
   threads_.assign(n, HostCtx{});
   fibers_.clear();
   fibers_.resize(n);
@@ -252,6 +350,7 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
   block_live_ = n;
   block_arrived_ = 0;
   atomic_unfenced_ = 0;
+  barrier_ordered_ = {};
   error_ = nullptr;
 
   for (uint32_t t = 0; t < n; ++t) {
@@ -286,6 +385,7 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
 
   for (uint32_t live = n; live > 0 && !error_;) {
     const uint64_t before = progress_;
+    const uint64_t counters_seen = grid_ ? grid_->changes() : 0;
     live = 0;
     for (uint32_t t = 0; t < n && !error_; ++t) {
       if (!fibers_[t]) continue;
@@ -294,7 +394,14 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
       fibers_[t] = std::move(fibers_[t]).resume();
       if (fibers_[t]) ++live;
     }
-    if (!error_ && live > 0 && progress_ == before) {
+    if (!error_ && live > 0 && progress_ == before && global_waiters_ > 0) {
+      // Threads wait on a counter other blocks raise: sleep until one changes.
+      try {
+        grid_->park(counters_seen, "block " + dim_text(block) + " " + global_wait_);
+      } catch (...) {
+        error_ = std::current_exception();
+      }
+    } else if (!error_ && live > 0 && progress_ == before) {
       error_ = std::make_exception_ptr(std::runtime_error(
           "host executor: block " + dim_text(block) + ": " + std::to_string(live) +
           " threads wait at a barrier or collective that can never complete" +
@@ -311,6 +418,27 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
   fibers_.clear();  // unwinds any fiber still parked (after an error)
   sinks_.clear();
   if (error_) std::rethrow_exception(error_);
+}
+
+namespace {
+std::string hex_address(const void* p) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%#zx",
+                static_cast<std::size_t>(reinterpret_cast<uintptr_t>(p)));
+  return text;
+}
+}  // namespace
+
+void HostBlock::wait_global(uint32_t thread, const uint32_t* counter, uint32_t target) {
+  ++global_waiters_;
+  for (uint32_t held; (held = __atomic_load_n(counter, __ATOMIC_ACQUIRE)) < target;) {
+    global_wait_ = "thread " + std::to_string(thread) + " waits for the counter at " +
+                   hex_address(counter) + " to reach " + std::to_string(target) + " (it holds " +
+                   std::to_string(held) + ")";
+    yield(thread);
+  }
+  --global_waiters_;
+  ++progress_;
 }
 
 void HostBlock::wait_for(uint32_t thread, const uint64_t& generation) {
@@ -345,6 +473,14 @@ void HostBlock::release_block_if_complete() {
     cp_async_.barrier();  // landed and handed-over copies, to every thread: no clocks needed
     tma_.barrier();       // TMA copies some thread saw land, to every thread
     race_.barrier();      // every access so far is ordered before every thread's next
+    // A global store the barrier orders before every thread: a fence by the
+    // thread that then makes an atomic covers it (the fence is cumulative).
+    for (uint32_t t = 0; t < threads_.size(); ++t) {
+      memcheck::ThreadOrder& o = threads_[t].order_;
+      if (!o.unfenced_store) continue;
+      barrier_ordered_ = {o.unfenced_store, o.unfenced_width, t + 1, block_generation_};
+      o.unfenced_store = 0;
+    }
   }
 }
 
@@ -497,16 +633,29 @@ const HostCtx* HostBlock::unfenced_thread() const {
   return nullptr;
 }
 
+const HostCtx* HostBlock::unfenced_for(const HostCtx& atomic) const {
+  if (const HostCtx* c = unfenced_thread()) return c;
+  if (barrier_ordered_.thread_plus_1 && atomic.fenced_after_ <= barrier_ordered_.generation) {
+    return &threads_[barrier_ordered_.thread_plus_1 - 1];
+  }
+  return nullptr;
+}
+
 uint32_t HostCtx::atomic_inc_global(uint32_t* counter, uint32_t wrap_at) {
   memcheck::check_access(counter, 4, memcheck::Op::atomic, memcheck::Space::global);
   // Without collectives the threads of a block run one after another, so
   // only this thread's own stores can be judged.
-  const HostCtx* unfenced = block_state_            ? block_state_->unfenced_thread()
+  const HostCtx* unfenced = block_state_            ? block_state_->unfenced_for(*this)
                             : order_.unfenced_store ? this
                                                     : nullptr;
   if (unfenced && memcheck::t_current) {
+    memcheck::ThreadOrder store = unfenced->order_;
+    if (!store.unfenced_store) {  // ordered before this thread by a block barrier, not fenced since
+      store.unfenced_store = block_state_->barrier_ordered().address;
+      store.unfenced_width = block_state_->barrier_ordered().width;
+    }
     memcheck::t_current->fail_unfenced_store(reinterpret_cast<uintptr_t>(counter),
-                                             unfenced->thread_, unfenced->order_);
+                                             unfenced->thread_, store);
   }
   if (order_.block_atomic_unfenced) {
     *order_.block_atomic_unfenced = reinterpret_cast<uintptr_t>(counter);
@@ -516,11 +665,27 @@ uint32_t HostCtx::atomic_inc_global(uint32_t* counter, uint32_t wrap_at) {
   while (!__atomic_compare_exchange_n(counter, &old, old >= wrap_at ? 0u : old + 1u, false,
                                       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
   }
+  if (block_state_ && block_state_->co_resident()) block_state_->grid()->changed();
   return old;
+}
+
+void HostCtx::wait_global_at_least(const uint32_t* counter, uint32_t target) {
+  memcheck::check_access(counter, 4, memcheck::Op::atomic, memcheck::Space::global);
+  if (!block_state_ || !block_state_->co_resident()) {
+    throw std::logic_error(
+        "host executor: wait_global_at_least in a launch without LaunchShape::co_resident: on "
+        "the GPU the block it waits for may never run while this one holds its multiprocessor");
+  }
+  block_state_->wait_global(linear_thread_, counter, target);
+  // What the blocks it waited for wrote is read after a fence, as after an atomic.
+  if (order_.block_atomic_unfenced) {
+    *order_.block_atomic_unfenced = reinterpret_cast<uintptr_t>(counter);
+  }
 }
 
 void HostCtx::fence_global() {
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (block_state_) fenced_after_ = block_state_->generation() + 1;
   order_.unfenced_store = 0;
   if (order_.block_atomic_unfenced) *order_.block_atomic_unfenced = 0;
 }
@@ -1021,13 +1186,27 @@ std::string demangled_name(const std::type_info& type) {
   return boost::core::demangle(type.name());
 }
 
+uint32_t host_co_resident_blocks() { return g_co_resident_blocks.load(); }
+void set_host_co_resident_blocks(uint32_t blocks) { g_co_resident_blocks.store(blocks); }
+
 void run_grid_on_host(const LaunchShape& shape, const HostThreadBody& body, const char* kernel) {
   validate_shape(shape);
   // One snapshot for the whole launch: kernels do not allocate.
   const std::shared_ptr<const memcheck::Regions> allocations = memcheck::registered_allocations();
   const uint64_t blocks = total_blocks(shape);
+  if (shape.co_resident && blocks > host_co_resident_blocks()) {
+    throw NotCoResident("run_grid_on_host: a co-resident grid " + dim_text(shape.grid) + " of " +
+                        std::to_string(blocks) + " blocks, where the host executor holds " +
+                        std::to_string(host_co_resident_blocks()) + " at once");
+  }
+  // A co-resident grid's blocks each get a worker thread, so that any of
+  // them may wait for any other.
   const unsigned workers =
-      static_cast<unsigned>(std::min<uint64_t>(host_executor_threads(), blocks));
+      shape.co_resident
+          ? static_cast<unsigned>(blocks)
+          : static_cast<unsigned>(std::min<uint64_t>(host_executor_threads(), blocks));
+  std::optional<GridRendezvous> rendezvous;
+  if (shape.co_resident) rendezvous.emplace(blocks);
   std::atomic<uint64_t> next{0};
   std::atomic<bool> stop{false};
   std::exception_ptr first_error;
@@ -1052,15 +1231,22 @@ void run_grid_on_host(const LaunchShape& shape, const HostThreadBody& body, cons
         const Dim3 block = unflatten(i, shape.grid);
         std::fill_n(shared, shape.shared_bytes, 0xCD);  // shared memory starts undefined
         if (shape.uses_collectives) {
-          state.run(shape, block, shared, body, scope);
+          state.run(shape, block, shared, body, scope, rendezvous ? &*rendezvous : nullptr);
         } else {
           run_block_plain(shape, block, shared, body, scope);
         }
+        if (rendezvous) {
+          rendezvous->block_done();
+          break;  // one block a worker
+        }
       }
     } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex);
-      if (!first_error) first_error = std::current_exception();
-      stop = true;
+      {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!first_error) first_error = std::current_exception();
+        stop = true;
+      }
+      if (rendezvous) rendezvous->abort();  // the blocks waiting on this one
     }
   };
 

@@ -100,9 +100,19 @@ class HostCtx {
   // Global atomics and fences: a real atomic (blocks run concurrently on
   // the worker threads) and a real fence, and the rules of that pattern
   // checked (host_memcheck.h): the block's stores before the atomic are
-  // fenced, and a fence follows the atomic before the block reads on.
+  // fenced (by the storing thread, or, the fence being cumulative, by the
+  // atomic's thread after a block barrier that follows them), and a fence
+  // follows the atomic before the block reads on.
   uint32_t atomic_inc_global(uint32_t* counter, uint32_t wrap_at);
   void fence_global();
+  // In a co-resident launch (LaunchShape::co_resident, every block on its
+  // own worker thread here) the thread parks until the counter holds
+  // `target` or more; a grid whose every block so waits, with no atomic to
+  // change a counter, fails as a deadlock. Anywhere else it fails (on the
+  // GPU the block waited for may never run), and after it, as after an
+  // atomic, the block reads global memory only once one of its threads
+  // has fenced.
+  void wait_global_at_least(const uint32_t* counter, uint32_t target);
 
   // sm_90a's warpgroup mma, wgmma.mma_async.m64nNk16 with fp32 accumulators,
   // A (64 x 16, four warps' m16n8k16 A fragments) from registers and B
@@ -220,6 +230,8 @@ class HostCtx {
   unsigned char* shared_ = nullptr;
   HostBlock* block_state_ = nullptr;  // null when the kernel declared no collectives
   bool wgmma_fenced_ = false;         // a wgmma_fence since this thread's last commit
+  uint64_t fenced_after_ =
+      0;  // 1 + the block barriers completed at its last fence_global (0: none)
 };
 
 using HostThreadBody = std::function<void(HostCtx&)>;
@@ -233,8 +245,14 @@ void run_grid_on_host(const LaunchShape& shape, const HostThreadBody& body,
                       const char* kernel = "(unnamed host grid)");
 
 // Worker threads used for blocks: NVFP4_HOST_THREADS if set, else the number
-// of hardware threads.
+// of hardware threads. A co-resident launch takes one a block instead.
 unsigned host_executor_threads();
+
+// The most blocks a co-resident launch may have here (1024 unless set); a
+// larger one throws NotCoResident, as a GPU does for a grid it cannot hold
+// at once. Tests set it lower to take a kernel's other way.
+uint32_t host_co_resident_blocks();
+void set_host_co_resident_blocks(uint32_t blocks);
 
 // A C++ type's name as written ("nvfp4::GemvScalarRows<4, 8>").
 std::string demangled_name(const std::type_info& type);

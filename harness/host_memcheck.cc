@@ -234,8 +234,9 @@ void Scope::fail_unfenced_store(uintptr_t a, const Dim3& other, const ThreadOrde
       "made while thread " + dims(&other) + " of the block has a " +
           std::to_string(store.unfenced_width) + "-byte store at " + hex(store.unfenced_store) +
           (stored && !stored->label.empty() ? " (\"" + stored->label + "\")" : std::string()) +
-          " that no fence_global() of that thread follows (__threadfence: a block that "
-          "sees this atomic may not yet see that store)");
+          " that no fence_global() of that thread follows, nor one of this thread after a block "
+          "barrier since (__threadfence: a block that sees this atomic may not yet see that "
+          "store)");
 }
 
 void Scope::check_cp_async(std::size_t offset, uint32_t width, Op op) {

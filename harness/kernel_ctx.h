@@ -17,6 +17,10 @@
 //   atomic_inc_global(counter, wrap_at) fence_global()  -> atom.inc (old value; wraps to 0
 //     at wrap_at) and __threadfence(), for blocks that count their arrivals; the
 //     host executor holds kernels to the fences that pattern needs (host_memcheck.h)
+//   wait_global_at_least(counter, target)              -> a relaxed load of a global counter in a
+//     loop until it reaches target, for the blocks of a co-resident launch
+//     (LaunchShape::co_resident) that wait for one another's arrivals; a fence_global()
+//     must follow it before the block reads what the others wrote, as after an atomic
 //   wgmma_fence() wgmma_m64k16<N>(acc, a, b_tile, HalfKind) wgmma_commit() wgmma_wait<n>()
 //     fence_proxy_async()                              -> sm_90a's warpgroup mma (wgmma.mma_async,
 //     A from registers, B from shared memory in the 128-byte-swizzled layout
@@ -40,6 +44,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 
 #if defined(__CUDACC__)
 #define NVH_HD __host__ __device__
@@ -82,6 +87,21 @@ struct LaunchShape {
   // executor then tracks its generic writes to shared memory until fenced
   // (host_memcheck.h). Needs uses_collectives.
   bool reads_shared_async = false;
+  // Every block of the grid runs at once (CUDA's cooperative launch), so a
+  // block may wait for another's arrival on a global counter
+  // (wait_global_at_least): without it the block waited for may never be
+  // scheduled while the waiter holds its multiprocessor. A launch whose
+  // blocks the backend cannot hold at once throws NotCoResident before
+  // anything runs (device_launch.cuh, host_executor.h). Needs
+  // uses_collectives.
+  bool co_resident = false;
+};
+
+// What a launch with co_resident throws, before it starts, when the backend
+// cannot run all of its blocks at once: the caller takes another way.
+class NotCoResident : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // The 16-bit float formats the mma step reads.
