@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Session of 2026-12-06 from 09:11 UTC: the K split's slices added by the tile's own blocks in a
+# co-resident launch (prefill_fused_wgmma.cuh, sum_among_slices) against main's second kernel
+# (prefill_fused_sum). One device call: the co-resident and fused GPU tests on the new binaries,
+# old / new / new / old bench runs of prefill_fused with bias on the replay's four shapes and the
+# sweep's three at M = 128, 256 and 512, then the 8K replay base / new / new / base and on
+# prefill_vec8. build/carry2/bin.tgz holds nvfp4-harness-base (main), nvfp4-harness-new,
+# kernels_tests and harness_exec_tests (new). Usage (device): bash <this> TAG
+set -uo pipefail
+tag="${1:-among}"
+cd "$(dirname "$0")/../../.."
+mkdir -p /tmp/bin && tar -xzf build/carry2/bin.tgz -C /tmp/bin
+name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+echo "card: $name"
+case "$name" in *H200*) card=h200 ;; *H100*) card=h100 ;; *) card=gpu ;; esac
+timeout 100 /tmp/bin/harness_exec_tests --gtest_filter='*CoResident*:*LastBlock*' > "$OUT/exec-tests.log" 2>&1
+echo "== exec tests rc=$?"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]|SKIPPED  \]" "$OUT/exec-tests.log" | head
+timeout 200 /tmp/bin/kernels_tests --gtest_filter='*Fused*cuda*:GpuAgainstHost.*:PrefillFused*' > "$OUT/tests.log" 2>&1
+echo "== tests rc=$?"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]" "$OUT/tests.log" | head
+shapes=(--shape 8192x5120 --shape 5120x6144 --shape 5120x18432 --shape 36864x5120 --shape 4096x4096
+  --shape 14336x4096 --shape 4096x14336)
+bench() {  # bench WHICH RUN
+  timeout 140 /tmp/bin/nvfp4-harness-$1 bench --group msweep "${shapes[@]}" --m 128 --m 256 --m 512 \
+    --only "prefill_fused bias M" --json "$OUT/$card-$tag-$1-$2.json" > "$OUT/bench-$1-$2.log" 2>&1
+  echo "== bench $1 $2 rc=$?"
+}
+bench base 1; bench new 1; bench new 2; bench base 2
+replay() {  # replay WHICH RUN
+  timeout 60 /tmp/bin/nvfp4-harness-$1 replay bench/nvfp4_matmul/manifests/qwen_like_prefill.json --prompt 8192 \
+    --chunk 256 --json "$OUT/$card-$tag-replay-$1-$2.json" > "$OUT/replay-$1-$2.log" 2>&1
+  python3 -c "
+import json; d=json.load(open('$OUT/$card-$tag-replay-$1-$2.json')); print('replay $1 $2', round(d['total']['total_ms'],1), [(n['name'], round(n['total_ms'],1)) for n in d['node_types']])"
+}
+replay base 1; replay new 1; replay new 2; replay base 2
+timeout 60 /tmp/bin/nvfp4-harness-base replay bench/nvfp4_matmul/manifests/qwen_like_prefill.json --prompt 8192 \
+  --chunk 256 --route prefill_vec8 --json "$OUT/$card-$tag-replay-vec8.json" > "$OUT/replay-vec8.log" 2>&1
+python3 -c "
+import json; d=json.load(open('$OUT/$card-$tag-replay-vec8.json')); print('replay prefill_vec8', round(d['total']['total_ms'],1))"
+python3 ci/device/bench-ab.py "$OUT/$card-$tag-base-1.json,$OUT/$card-$tag-base-2.json" \
+  "$OUT/$card-$tag-new-1.json,$OUT/$card-$tag-new-2.json"
+tar -czf "$OUT/logs.tgz" -C "$OUT" $(cd "$OUT" && ls *.log *replay*.json) && rm -f "$OUT"/*.log "$OUT"/*replay*.json
