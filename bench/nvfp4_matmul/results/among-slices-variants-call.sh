@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session of 2026-12-06 from 09:11 UTC, after among-slices-ab-call.sh: the slices added in the
+# Session of 2026-12-06 from 09:11 UTC, after fused-ab-call.sh among2: the slices added in the
 # kernel, three binaries against main (base): v1 (the add of the slices a __noinline__ function
 # after store_parts, four groups of outputs loaded at a time), v1b (the same, two groups) and off
 # (v1's kernel, but the runner never launches it co-resident: the K split's second kernel as on

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Session of 2026-12-06 from 09:11 UTC: the K split's slices added by the tile's own blocks in a
-# co-resident launch (prefill_fused_wgmma.cuh, sum_among_slices) against main's second kernel
-# (prefill_fused_sum). One device call: the co-resident and fused GPU tests on the new binaries,
-# old / new / new / old bench runs of prefill_fused with bias on the replay's four shapes and the
-# sweep's three at M = 128, 256 and 512, then the 8K replay base / new / new / base and on
-# prefill_vec8. build/carry2/bin.tgz holds nvfp4-harness-base (main), nvfp4-harness-new,
-# kernels_tests and harness_exec_tests (new). Usage (device): bash <this> TAG
+# Session of 2026-12-06 from 09:11 UTC: an A/B of prefill_fused, new against main (base), one device
+# call a TAG: the co-resident and fused GPU tests on the new binaries, old / new / new / old bench
+# runs of prefill_fused with bias on the replay's four shapes and the sweep's three at M = 128, 256
+# and 512, then the 8K replay base / new / new / base and on prefill_vec8. Its runs:
+#   among, among2  the K split's slices added by the tile's own blocks in a co-resident launch
+#                  (among-slices-experiment.patch: a fence a thread, then one a block; not kept)
+#   split          the wgmma kernel instantiated apart for plans that store parts and plans that
+#                  store Y (split-epilogue-experiment.patch; not kept)
+# build/carry2/bin.tgz holds nvfp4-harness-base (main), nvfp4-harness-new, kernels_tests and
+# harness_exec_tests (new). Usage (device): bash bench/nvfp4_matmul/results/fused-ab-call.sh TAG
 set -uo pipefail
 tag="${1:-among}"
 cd "$(dirname "$0")/../../.."
