@@ -29,7 +29,7 @@ using test_kernels::TileShareSums;
 constexpr uint32_t kThreads = 96;
 
 LaunchShape tiles(uint32_t blocks, uint32_t tile_count, bool co_resident = true) {
-  LaunchShape s{{blocks, tile_count, 1}, {kThreads, 1, 1}, 0, true};
+  LaunchShape s{{blocks, tile_count, 1}, {kThreads, 1, 1}, 16, true};  // 16: one mbarrier
   s.co_resident = co_resident;
   return s;
 }
@@ -125,6 +125,15 @@ TEST(CoResidentOnHost, AStoreTheArrivingThreadDidNotFenceAfterTheBarrierIsCaught
   EXPECT_NE(m.find("(\"parts\")"), std::string::npos) << m;
 }
 
+// Nothing stored, nothing to publish: an arrival with no fence before it
+// is legal (the parts read after it are whatever the buffer held).
+TEST(CoResidentOnHost, AnArrivalAfterNoStoreNeedsNoFence) {
+  auto backend = make_host_backend();
+  Launch l(*backend, 3, 2);
+  backend->fill(l.parts.data(), 0, l.parts.bytes());
+  EXPECT_NO_THROW(l.run(CoResidentFault::no_parts));
+}
+
 TEST(CoResidentOnHost, AReadAfterTheWaitBeforeAFenceIsCaught) {
   auto backend = make_host_backend();
   Launch l(*backend, 3, 1);
@@ -151,6 +160,33 @@ TEST(CoResidentOnHost, AWaitNoBlockCanEndIsADeadlockNotAHang) {
   const std::string m = thrown<std::runtime_error>([&] { l.run(CoResidentFault::wait_too_long); });
   EXPECT_NE(m.find("waits on a global counter that no block will change"), std::string::npos) << m;
   EXPECT_NE(m.find("to reach 4 (it holds"), std::string::npos) << m;
+}
+
+// The blocks that finish no longer count: once they have, the one left
+// waiting on a counter nothing can change is the grid's deadlock.
+TEST(CoResidentOnHost, AWaitLeftAloneAfterTheOtherBlocksFinishedIsADeadlock) {
+  auto backend = make_host_backend();
+  Launch l(*backend, 3, 1);
+  const std::string m =
+      thrown<std::runtime_error>([&] { l.run(CoResidentFault::one_waits_too_long); });
+  EXPECT_NE(m.find("every live block of the co-resident grid (1) waits on a global counter"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("block (0,0,0) thread 0"), std::string::npos) << m;
+  EXPECT_NE(m.find("to reach 6 (it holds 5)"), std::string::npos) << m;
+}
+
+// A block stuck at a barrier of its own after its waits is the block's
+// deadlock, named as such, not a wait on a counter (the waits are over).
+TEST(CoResidentOnHost, ABlockStuckAfterItsWaitsIsABarrierDeadlock) {
+  auto backend = make_host_backend();
+  Launch l(*backend, 2, 1);
+  const std::string m =
+      thrown<std::runtime_error>([&] { l.run(CoResidentFault::stuck_after_wait); });
+  EXPECT_NE(m.find("threads wait at a barrier or collective that can never complete"),
+            std::string::npos)
+      << m;
+  EXPECT_EQ(m.find("global counter"), std::string::npos) << m;
 }
 
 TEST(CoResidentOnHost, AGridLargerThanTheHostHoldsThrowsNotCoResidentBeforeRunning) {

@@ -21,10 +21,13 @@ namespace test_kernels {
 
 enum class CoResidentFault : uint8_t {
   none,
-  no_writer_fence,  // the arriving thread fences before the block barrier, not after it
-  no_reader_fence,  // the waiting thread does not fence after the wait
-  read_after_wait,  // it fences after its arrival, then reads a part right after the wait
-  wait_too_long,    // waits for one arrival more than the tile has: never comes
+  no_writer_fence,     // the arriving thread fences before the block barrier, not after it
+  no_reader_fence,     // the waiting thread does not fence after the wait
+  read_after_wait,     // it fences after its arrival, then reads a part right after the wait
+  wait_too_long,       // waits for one arrival more than the tile has: never comes
+  one_waits_too_long,  // block 0 waits past the counter's last value; the others finish
+  stuck_after_wait,    // after the waits, thread 0 waits on an mbarrier no thread arrives on
+  no_parts,            // legal: no thread stores a part, so the arrival needs no fence before it
 };
 
 struct TileShareSums {
@@ -45,20 +48,29 @@ struct TileShareSums {
     const uint32_t threads = ctx.block_dim().x, t = ctx.thread_idx().x;
     const uint32_t blocks = ctx.grid_dim().x, block = ctx.block_idx().x, tile = ctx.block_idx().y;
     float* parts = p.parts + uint64_t{tile} * blocks * threads;
-    store_f32(parts + block * threads + t, part_value(tile, block, t));
+    uint64_t* never = ctx.template shared_mem<uint64_t>();  // stuck_after_wait's mbarrier
+    if (p.fault == CoResidentFault::stuck_after_wait && t == 0) ctx.mbarrier_init(never, 1);
+    if (p.fault != CoResidentFault::no_parts) {
+      store_f32(parts + block * threads + t, part_value(tile, block, t));
+    }
     if (t == 0 && p.fault == CoResidentFault::no_writer_fence) ctx.fence_global();  // too early
     ctx.sync_threads();
     if (t == 0) {
       uint32_t* counter = p.counters + tile;
-      if (p.fault != CoResidentFault::no_writer_fence) ctx.fence_global();
+      const bool fence =
+          p.fault != CoResidentFault::no_writer_fence && p.fault != CoResidentFault::no_parts;
+      if (fence) ctx.fence_global();
       ctx.atomic_inc_global(counter, 2 * blocks - 1);  // arrive
       if (p.fault == CoResidentFault::read_after_wait) ctx.fence_global();
-      ctx.wait_global_at_least(counter, blocks + (p.fault == CoResidentFault::wait_too_long));
+      uint32_t target = blocks + (p.fault == CoResidentFault::wait_too_long);
+      if (p.fault == CoResidentFault::one_waits_too_long && block == 0) target = 2 * blocks;
+      ctx.wait_global_at_least(counter, target);
       if (p.fault == CoResidentFault::read_after_wait) store_f32(p.out, load_coherent_f32(parts));
       ctx.atomic_inc_global(counter, 2 * blocks - 1);  // leave
       if (p.fault != CoResidentFault::no_reader_fence) ctx.fence_global();
     }
     ctx.sync_threads();
+    if (p.fault == CoResidentFault::stuck_after_wait && t == 0) ctx.mbarrier_wait(never, 0);
     if (t % blocks != block) return;
     float sum = load_coherent_f32(parts + t);
     for (uint32_t b = 1; b < blocks; ++b)

@@ -117,6 +117,7 @@ class GridRendezvous {
   void changed() {
     std::lock_guard<std::mutex> lock(mutex_);
     ++changes_;
+    stuck_ = 0;  // every parked block has something new to look at
     wake_.notify_all();
   }
   void block_done() {
@@ -130,14 +131,16 @@ class GridRendezvous {
     wake_.notify_all();
   }
   // Returns once a counter has changed since `seen`; throws when another
-  // block failed, or when every live block waits here (`waiting` says what
-  // this one waits for).
+  // block failed, or when every live block is parked here with no change
+  // since it looked (`waiting` says what this one waits for). A block
+  // woken by a change is no longer stuck even before it runs again: counting
+  // it would declare a deadlock while it is about to see the change.
   void park(uint64_t seen, const std::string& waiting) {
     std::unique_lock<std::mutex> lock(mutex_);
-    ++parked_;
+    if (changes_ != seen) return;
+    ++stuck_;
     for (;;) {
-      if (changes_ != seen) break;
-      if (parked_ == live_ && !aborted_) {
+      if (stuck_ == live_ && !aborted_) {
         aborted_ = true;
         deadlock_ = "host executor: every live block of the co-resident grid (" +
                     std::to_string(live_) +
@@ -145,21 +148,22 @@ class GridRendezvous {
         wake_.notify_all();
       }
       if (aborted_) {
-        --parked_;
+        if (changes_ == seen) --stuck_;
         // Every parked block reports the deadlock, so whichever is first says it.
         throw std::runtime_error(deadlock_.empty()
                                      ? "host executor: a block of the co-resident grid failed"
                                      : deadlock_);
       }
       wake_.wait(lock);
+      if (changes_ != seen) return;  // changed() has taken it off stuck_
     }
-    --parked_;
   }
 
  private:
   std::mutex mutex_;
   std::condition_variable wake_;
-  uint64_t changes_ = 0, live_ = 0, parked_ = 0;
+  uint64_t changes_ = 0, live_ = 0;
+  uint64_t stuck_ = 0;  // blocks parked with no change since they looked
   bool aborted_ = false;
   std::string deadlock_;  // what the block that found the deadlock waited for
 };
