@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -45,7 +46,7 @@ struct Launch {
         tile_count(tiles_),
         parts(b, std::size_t{tiles_} * blocks_ * kThreads * 4, "parts"),
         out(b, std::size_t{tiles_} * kThreads * 4, "out"),
-        counters(b.zeroed_counters(tiles_)) {}
+        counters(b.zeroed_counters(2 * std::size_t{tiles_})) {}
   void run(CoResidentFault fault = CoResidentFault::none, bool co_resident = true) {
     launch<TileShareSums>(backend, tiles(blocks, tile_count, co_resident),
                           {parts.as<float>(), counters, out.as<float>(), fault});
@@ -99,6 +100,26 @@ TEST_P(CoResident, AGridTheBackendCannotHoldThrowsNotCoResidentBeforeAnyBlockRun
   EXPECT_NE(m.find("16384 blocks"), std::string::npos) << m;
   const std::vector<float> untouched = l.out.download_as<float>(4 * kThreads);
   for (float v : untouched) ASSERT_TRUE(v != v) << "a block ran";  // 0xFFFFFFFF is a NaN
+}
+
+// A grid that meets twice (a second arrival round on a second counter):
+// the blocks still parked from the first round must be woken by the last
+// arrival, though that block goes on to park in the second.
+TEST_P(CoResident, BlocksThatMeetTwiceGetThroughBothRounds) {
+  constexpr uint32_t kBlocks = 5, kTiles = 2;
+  Launch l(backend(), kBlocks, kTiles);
+  l.run(CoResidentFault::two_rounds);
+  const std::vector<float> sums = l.out.download_as<float>(kTiles * kThreads);
+  for (uint32_t tile = 0; tile < kTiles; ++tile) {
+    for (uint32_t t = 0; t < kThreads; ++t) {
+      const float expected =
+          static_cast<float>(kBlocks * (kBlocks + 1) / 2 * (t + 1) + kBlocks * tile);
+      ASSERT_EQ(sums[tile * kThreads + t], expected) << "tile " << tile << ", thread " << t;
+    }
+  }
+  std::vector<uint32_t> left(2 * kTiles);
+  backend().copy_out(left.data(), l.counters, left.size() * 4);
+  for (std::size_t c = 0; c < left.size(); ++c) EXPECT_EQ(left[c], 0u) << "counter " << c;
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, CoResident, ::testing::ValuesIn(backend_names()),
@@ -172,8 +193,12 @@ TEST(CoResidentOnHost, AWaitLeftAloneAfterTheOtherBlocksFinishedIsADeadlock) {
   EXPECT_NE(m.find("every live block of the co-resident grid (1) waits on a global counter"),
             std::string::npos)
       << m;
-  EXPECT_NE(m.find("block (0,0,0) thread 0"), std::string::npos) << m;
-  EXPECT_NE(m.find("to reach 6 (it holds 5)"), std::string::npos) << m;
+  char counter[32];
+  std::snprintf(counter, sizeof counter, "%#zx", reinterpret_cast<std::size_t>(l.counters));
+  EXPECT_NE(m.find(std::string("block (0,0,0) thread 0 waits for the counter at ") + counter +
+                   " to reach 6 (it holds 5)"),
+            std::string::npos)
+      << m;
 }
 
 // A block stuck at a barrier of its own after its waits is the block's

@@ -28,12 +28,13 @@ enum class CoResidentFault : uint8_t {
   one_waits_too_long,  // block 0 waits past the counter's last value; the others finish
   stuck_after_wait,    // after the waits, thread 0 waits on an mbarrier no thread arrives on
   no_parts,            // legal: no thread stores a part, so the arrival needs no fence before it
+  two_rounds,  // legal: the blocks meet again on a second counter a tile (p.counters + tiles)
 };
 
 struct TileShareSums {
   struct Params {
     float* parts;        // [tiles][blocks][threads]
-    uint32_t* counters;  // [tiles], zero before the launch and after it
+    uint32_t* counters;  // [2][tiles] (two_rounds uses the second), zero before and after
     float* out;          // [tiles][threads]
     CoResidentFault fault;
   };
@@ -70,6 +71,16 @@ struct TileShareSums {
       if (p.fault != CoResidentFault::no_reader_fence) ctx.fence_global();
     }
     ctx.sync_threads();
+    if (p.fault == CoResidentFault::two_rounds) {
+      if (t == 0) {
+        uint32_t* again = p.counters + ctx.grid_dim().y + tile;
+        ctx.atomic_inc_global(again, 2 * blocks - 1);
+        ctx.wait_global_at_least(again, blocks);
+        ctx.atomic_inc_global(again, 2 * blocks - 1);
+        ctx.fence_global();
+      }
+      ctx.sync_threads();
+    }
     if (p.fault == CoResidentFault::stuck_after_wait && t == 0) ctx.mbarrier_wait(never, 0);
     if (t % blocks != block) return;
     float sum = load_coherent_f32(parts + t);
