@@ -132,10 +132,12 @@ class GridRendezvous {
   }
   // Returns once a counter has changed since `seen`; throws when another
   // block failed, or when every live block is parked here with no change
-  // since it looked (`waiting` says what this one waits for). A block
-  // woken by a change is no longer stuck even before it runs again: counting
-  // it would declare a deadlock while it is about to see the change.
-  void park(uint64_t seen, const std::string& waiting) {
+  // since it looked (`waiting()` says what this one waits for, asked only
+  // then). A block woken by a change is no longer stuck even before it runs
+  // again: counting it would declare a deadlock while it is about to see the
+  // change.
+  template <class Describe>
+  void park(uint64_t seen, const Describe& waiting) {
     std::unique_lock<std::mutex> lock(mutex_);
     if (changes_ != seen) return;
     ++stuck_;
@@ -144,7 +146,7 @@ class GridRendezvous {
         aborted_ = true;
         deadlock_ = "host executor: every live block of the co-resident grid (" +
                     std::to_string(live_) +
-                    ") waits on a global counter that no block will change: " + waiting;
+                    ") waits on a global counter that no block will change: " + waiting();
         wake_.notify_all();
       }
       if (aborted_) {
@@ -180,6 +182,8 @@ class HostBlock {
   // wait_global_at_least: parks `thread` until the counter holds `target`
   // or more (a co-resident launch's blocks run on their own worker threads).
   void wait_global(uint32_t thread, const uint32_t* counter, uint32_t target);
+  // What the last thread parked in wait_global waits for, in words.
+  std::string describe_global_wait(Dim3 block) const;
   bool co_resident() const { return grid_ != nullptr; }
   GridRendezvous* grid() const { return grid_; }
 
@@ -319,9 +323,13 @@ class HostBlock {
   BarrierOrderedStore barrier_ordered_;  // the last, of the latest barrier that ordered one
   uint64_t progress_ = 0;  // arrivals and exits; a scheduling round without any is a deadlock
   GridRendezvous* grid_ = nullptr;  // a co-resident launch's (null otherwise)
-  // Threads parked in wait_global, and what the last of them waits for.
+  // Threads parked in wait_global, and what the last of them waits for
+  // (put in words only for a deadlock's message).
   uint32_t global_waiters_ = 0;
-  std::string global_wait_;
+  struct GlobalWait {
+    uint32_t thread = 0, target = 0, held = 0;
+    const uint32_t* counter = nullptr;
+  } global_wait_;
   std::exception_ptr error_;
 };
 
@@ -401,7 +409,7 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
     if (!error_ && live > 0 && progress_ == before && global_waiters_ > 0) {
       // Threads wait on a counter other blocks raise: sleep until one changes.
       try {
-        grid_->park(counters_seen, "block " + dim_text(block) + " " + global_wait_);
+        grid_->park(counters_seen, [&] { return describe_global_wait(block); });
       } catch (...) {
         error_ = std::current_exception();
       }
@@ -436,13 +444,18 @@ std::string hex_address(const void* p) {
 void HostBlock::wait_global(uint32_t thread, const uint32_t* counter, uint32_t target) {
   ++global_waiters_;
   for (uint32_t held; (held = __atomic_load_n(counter, __ATOMIC_ACQUIRE)) < target;) {
-    global_wait_ = "thread " + std::to_string(thread) + " waits for the counter at " +
-                   hex_address(counter) + " to reach " + std::to_string(target) + " (it holds " +
-                   std::to_string(held) + ")";
+    global_wait_ = {thread, target, held, counter};
     yield(thread);
   }
   --global_waiters_;
   ++progress_;
+}
+
+std::string HostBlock::describe_global_wait(Dim3 block) const {
+  const GlobalWait& w = global_wait_;
+  return "block " + dim_text(block) + " thread " + std::to_string(w.thread) +
+         " waits for the counter at " + hex_address(w.counter) + " to reach " +
+         std::to_string(w.target) + " (it holds " + std::to_string(w.held) + ")";
 }
 
 void HostBlock::wait_for(uint32_t thread, const uint64_t& generation) {
