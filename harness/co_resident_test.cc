@@ -52,6 +52,30 @@ struct Launch {
                           {parts.as<float>(), counters, out.as<float>(), fault});
     backend.synchronize();
   }
+  // Every thread's sum over the blocks' parts: sum over b of (b + 1)(t + 1)
+  // + tile, exact in fp32 at these sizes.
+  void expect_tile_sums(const std::string& when) const {
+    const std::vector<float> sums = out.download_as<float>(tile_count * kThreads);
+    for (uint32_t tile = 0; tile < tile_count; ++tile) {
+      for (uint32_t t = 0; t < kThreads; ++t) {
+        const float expected =
+            static_cast<float>(blocks * (blocks + 1) / 2 * (t + 1) + blocks * tile);
+        ASSERT_EQ(sums[tile * kThreads + t], expected)
+            << when << "tile " << tile << ", thread " << t;
+      }
+    }
+  }
+  // The first `count` counters are back at zero.
+  void expect_counters_zero(std::size_t count) const {
+    std::vector<uint32_t> left(count);
+    backend.copy_out(left.data(), counters, count * 4);
+    for (std::size_t c = 0; c < count; ++c) EXPECT_EQ(left[c], 0u) << "counter " << c;
+  }
+  // Out still holds the 0xFF bytes it was filled with (a NaN no sum is).
+  void expect_no_block_ran() const {
+    const std::vector<float> untouched = out.download_as<float>(tile_count * kThreads);
+    for (float v : untouched) ASSERT_TRUE(v != v) << "a block ran";
+  }
 };
 
 // Any message of `launch`'s exception of type E.
@@ -74,19 +98,8 @@ TEST_P(CoResident, EveryBlockAddsItsShareOverEveryPartAndTheCountersComeBackToZe
   for (int run = 0; run < 3; ++run) {  // the wrapped counters serve the next launch
     backend().fill(l.out.data(), 0xFF, l.out.bytes());
     l.run();
-    const std::vector<float> sums = l.out.download_as<float>(kTiles * kThreads);
-    for (uint32_t tile = 0; tile < kTiles; ++tile) {
-      for (uint32_t t = 0; t < kThreads; ++t) {
-        // sum over b of (b + 1)(t + 1) + tile: exact in fp32 at these sizes
-        const float expected =
-            static_cast<float>(kBlocks * (kBlocks + 1) / 2 * (t + 1) + kBlocks * tile);
-        ASSERT_EQ(sums[tile * kThreads + t], expected)
-            << "run " << run << ", tile " << tile << ", thread " << t;
-      }
-    }
-    std::vector<uint32_t> left(kTiles);
-    backend().copy_out(left.data(), l.counters, kTiles * 4);
-    for (uint32_t tile = 0; tile < kTiles; ++tile) EXPECT_EQ(left[tile], 0u) << "tile " << tile;
+    l.expect_tile_sums("run " + std::to_string(run) + ", ");
+    l.expect_counters_zero(kTiles);
   }
 }
 
@@ -98,8 +111,7 @@ TEST_P(CoResident, AGridTheBackendCannotHoldThrowsNotCoResidentBeforeAnyBlockRun
   const std::string m = thrown<NotCoResident>([&] { l.run(); });
   EXPECT_NE(m.find("a co-resident grid"), std::string::npos) << m;
   EXPECT_NE(m.find("16384 blocks"), std::string::npos) << m;
-  const std::vector<float> untouched = l.out.download_as<float>(4 * kThreads);
-  for (float v : untouched) ASSERT_TRUE(v != v) << "a block ran";  // 0xFFFFFFFF is a NaN
+  l.expect_no_block_ran();
 }
 
 // A grid that meets twice (a second arrival round on a second counter):
@@ -109,17 +121,8 @@ TEST_P(CoResident, BlocksThatMeetTwiceGetThroughBothRounds) {
   constexpr uint32_t kBlocks = 5, kTiles = 2;
   Launch l(backend(), kBlocks, kTiles);
   l.run(CoResidentFault::two_rounds);
-  const std::vector<float> sums = l.out.download_as<float>(kTiles * kThreads);
-  for (uint32_t tile = 0; tile < kTiles; ++tile) {
-    for (uint32_t t = 0; t < kThreads; ++t) {
-      const float expected =
-          static_cast<float>(kBlocks * (kBlocks + 1) / 2 * (t + 1) + kBlocks * tile);
-      ASSERT_EQ(sums[tile * kThreads + t], expected) << "tile " << tile << ", thread " << t;
-    }
-  }
-  std::vector<uint32_t> left(2 * kTiles);
-  backend().copy_out(left.data(), l.counters, left.size() * 4);
-  for (std::size_t c = 0; c < left.size(); ++c) EXPECT_EQ(left[c], 0u) << "counter " << c;
+  l.expect_tile_sums("");
+  l.expect_counters_zero(2 * kTiles);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, CoResident, ::testing::ValuesIn(backend_names()),
@@ -225,8 +228,7 @@ TEST(CoResidentOnHost, AGridLargerThanTheHostHoldsThrowsNotCoResidentBeforeRunni
   EXPECT_NE(m.find("a co-resident grid (4,2,1) of 8 blocks, where the host executor holds 7"),
             std::string::npos)
       << m;
-  const std::vector<float> untouched = l.out.download_as<float>(2 * kThreads);
-  for (float v : untouched) ASSERT_TRUE(v != v) << "a block ran";  // 0xFFFFFFFF is a NaN
+  l.expect_no_block_ran();
 }
 
 TEST(CoResidentOnHost, ACoResidentLaunchWithoutCollectivesIsRefused) {
