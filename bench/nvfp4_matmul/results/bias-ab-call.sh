@@ -53,19 +53,8 @@ for w in base new; do
   timeout 100 /tmp/bin/nvfp4-harness-$w bench --group decode "${decode[@]}" --json "$OUT/$card-$tag-$decode_tag-$w.json" > "$OUT/gemv-$w.log" 2>&1
   echo "== gemv $w rc=$?"
 done
-replay() {  # replay WHICH RUN
-  timeout 60 /tmp/bin/nvfp4-harness-$1 replay bench/nvfp4_matmul/manifests/qwen_like_prefill.json --prompt 8192 \
-    --chunk 256 --json "$OUT/$card-$tag-replay-$1-$2.json" > "$OUT/replay-$1-$2.log" 2>&1
-  python3 -c "
-import json; d=json.load(open('$OUT/$card-$tag-replay-$1-$2.json')); print('replay $1 $2', round(d['total']['total_ms'],1), [(n['name'], round(n['total_ms'],1)) for n in d['node_types']])"
-}
-replay base 1; replay new 1; replay new 2; replay base 2
-timeout 60 /tmp/bin/nvfp4-harness-base replay bench/nvfp4_matmul/manifests/qwen_like_prefill.json --prompt 8192 \
-  --chunk 256 --route prefill_vec8 --json "$OUT/$card-$tag-replay-vec8.json" > "$OUT/replay-vec8.log" 2>&1
-python3 -c "
-import json; d=json.load(open('$OUT/$card-$tag-replay-vec8.json')); print('replay prefill_vec8', round(d['total']['total_ms'],1))"
-python3 ci/device/bench-ab.py "$OUT/$card-$tag-base-1.json,$OUT/$card-$tag-base-2.json" \
-  "$OUT/$card-$tag-new-1.json,$OUT/$card-$tag-new-2.json"
+source bench/nvfp4_matmul/results/ab-replays.sh
+replays_and_comparison
 python3 ci/device/bench-ab.py "$OUT/$card-$tag-$decode_tag-base.json" "$OUT/$card-$tag-$decode_tag-new.json"
 if ((keep_replays)); then
   tar -czf "$OUT/logs.tgz" -C "$OUT" $(cd "$OUT" && ls *.log *replay*.json) && rm -f "$OUT"/*.log "$OUT"/*replay*.json

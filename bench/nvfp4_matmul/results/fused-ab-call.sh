@@ -8,7 +8,8 @@
 #   split          the wgmma kernel instantiated apart for plans that store parts and plans that
 #                  store Y (split-epilogue-experiment.patch; not kept)
 # build/carry2/bin.tgz holds nvfp4-harness-base (main), nvfp4-harness-new, kernels_tests and
-# harness_exec_tests (new). Usage (device): bash bench/nvfp4_matmul/results/fused-ab-call.sh TAG
+# harness_exec_tests (new); the replays and the comparison are ab-replays.sh's, as bias-ab-call.sh's.
+# Usage (device): bash bench/nvfp4_matmul/results/fused-ab-call.sh TAG
 set -uo pipefail
 tag="${1:-among}"
 cd "$(dirname "$0")/../../.."
@@ -28,17 +29,6 @@ bench() {  # bench WHICH RUN
   echo "== bench $1 $2 rc=$?"
 }
 bench base 1; bench new 1; bench new 2; bench base 2
-replay() {  # replay WHICH RUN
-  timeout 60 /tmp/bin/nvfp4-harness-$1 replay bench/nvfp4_matmul/manifests/qwen_like_prefill.json --prompt 8192 \
-    --chunk 256 --json "$OUT/$card-$tag-replay-$1-$2.json" > "$OUT/replay-$1-$2.log" 2>&1
-  python3 -c "
-import json; d=json.load(open('$OUT/$card-$tag-replay-$1-$2.json')); print('replay $1 $2', round(d['total']['total_ms'],1), [(n['name'], round(n['total_ms'],1)) for n in d['node_types']])"
-}
-replay base 1; replay new 1; replay new 2; replay base 2
-timeout 60 /tmp/bin/nvfp4-harness-base replay bench/nvfp4_matmul/manifests/qwen_like_prefill.json --prompt 8192 \
-  --chunk 256 --route prefill_vec8 --json "$OUT/$card-$tag-replay-vec8.json" > "$OUT/replay-vec8.log" 2>&1
-python3 -c "
-import json; d=json.load(open('$OUT/$card-$tag-replay-vec8.json')); print('replay prefill_vec8', round(d['total']['total_ms'],1))"
-python3 ci/device/bench-ab.py "$OUT/$card-$tag-base-1.json,$OUT/$card-$tag-base-2.json" \
-  "$OUT/$card-$tag-new-1.json,$OUT/$card-$tag-new-2.json"
+source bench/nvfp4_matmul/results/ab-replays.sh
+replays_and_comparison
 tar -czf "$OUT/logs.tgz" -C "$OUT" $(cd "$OUT" && ls *.log *replay*.json) && rm -f "$OUT"/*.log "$OUT"/*replay*.json
