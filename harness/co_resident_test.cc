@@ -11,7 +11,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -196,9 +195,8 @@ TEST(CoResidentOnHost, AWaitLeftAloneAfterTheOtherBlocksFinishedIsADeadlock) {
   EXPECT_NE(m.find("every live block of the co-resident grid (1) waits on a global counter"),
             std::string::npos)
       << m;
-  char counter[32];
-  std::snprintf(counter, sizeof counter, "%#zx", reinterpret_cast<std::size_t>(l.counters));
-  EXPECT_NE(m.find(std::string("block (0,0,0) thread 0 waits for the counter at ") + counter +
+  const std::string counter = memcheck::hex(reinterpret_cast<uintptr_t>(l.counters));
+  EXPECT_NE(m.find("block (0,0,0) thread 0 waits for the counter at " + counter +
                    " to reach 6 (it holds 5)"),
             std::string::npos)
       << m;

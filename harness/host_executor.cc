@@ -6,7 +6,6 @@
 #include <boost/context/pooled_fixedsize_stack.hpp>
 #include <boost/core/demangle.hpp>
 #include <condition_variable>
-#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <map>
@@ -432,15 +431,6 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
   if (error_) std::rethrow_exception(error_);
 }
 
-namespace {
-std::string hex_address(const void* p) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%#zx",
-                static_cast<std::size_t>(reinterpret_cast<uintptr_t>(p)));
-  return text;
-}
-}  // namespace
-
 void HostBlock::wait_global(uint32_t thread, const uint32_t* counter, uint32_t target) {
   ++global_waiters_;
   for (uint32_t held; (held = __atomic_load_n(counter, __ATOMIC_ACQUIRE)) < target;) {
@@ -454,8 +444,8 @@ void HostBlock::wait_global(uint32_t thread, const uint32_t* counter, uint32_t t
 std::string HostBlock::describe_global_wait(Dim3 block) const {
   const GlobalWait& w = global_wait_;
   return "block " + dim_text(block) + " thread " + std::to_string(w.thread) +
-         " waits for the counter at " + hex_address(w.counter) + " to reach " +
-         std::to_string(w.target) + " (it holds " + std::to_string(w.held) + ")";
+         " waits for the counter at " + memcheck::hex(reinterpret_cast<uintptr_t>(w.counter)) +
+         " to reach " + std::to_string(w.target) + " (it holds " + std::to_string(w.held) + ")";
 }
 
 void HostBlock::wait_for(uint32_t thread, const uint64_t& generation) {

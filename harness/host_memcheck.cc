@@ -73,8 +73,6 @@ class Registry {
   std::shared_ptr<const Regions> snapshot_;
 };
 
-std::string hex(uintptr_t a) { return Registry::hex(a); }
-
 std::string byte_count(uintptr_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
 
 std::string dims(const Dim3* d) {
@@ -107,6 +105,8 @@ uintptr_t distance(uintptr_t a, const Region& r) {
 }
 
 }  // namespace
+
+std::string hex(uintptr_t a) { return Registry::hex(a); }
 
 void register_allocation(const void* base, std::size_t bytes) {
   Registry::global().add(reinterpret_cast<uintptr_t>(base), bytes);

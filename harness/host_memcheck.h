@@ -98,6 +98,9 @@ namespace memcheck {
 enum class Op : uint8_t { load, store, cp_async_read, cp_async_write, atomic, wgmma_read };
 inline bool is_read(Op op) { return op == Op::load || op == Op::wgmma_read; }
 
+// An address as the checker's and the executor's messages print it ("0x7f...").
+std::string hex(uintptr_t a);
+
 // Where an access may land: global memory only (ld.global.nc through
 // __ldg, a cp.async source), shared memory only (a cp.async destination, an
 // ldmatrix row),
