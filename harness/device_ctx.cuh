@@ -139,6 +139,41 @@ struct DeviceCtx {
       __nanosleep(64);
     }
   }
+  // Thread-block clusters (LaunchShape::cluster, sm_90): the block's rank
+  // in its cluster; the cluster's barrier, every thread of every block
+  // (arrive with release, wait with acquire: what a block wrote to its
+  // shared memory before it is seen by the others' reads after it); and the
+  // generic address of the byte at p's offset in the shared memory of the
+  // cluster's block `rank`, which generic loads read (distributed shared
+  // memory). Below sm_90 a launch has no clusters (launch_on_cuda refuses
+  // one): rank 0, nothing to meet, p itself.
+  __device__ __forceinline__ uint32_t cluster_rank() const {
+#if __CUDA_ARCH__ >= 900
+    uint32_t rank;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    return rank;
+#else
+    return 0;
+#endif
+  }
+  __device__ __forceinline__ void cluster_sync() const {
+#if __CUDA_ARCH__ >= 900
+    asm volatile(
+        "barrier.cluster.arrive.release.aligned;\n\t"
+        "barrier.cluster.wait.acquire.aligned;" ::
+            : "memory");
+#endif
+  }
+  template <class T>
+  __device__ __forceinline__ T* map_shared_rank(T* p, uint32_t rank) const {
+#if __CUDA_ARCH__ >= 900
+    uint64_t mapped;
+    asm volatile("mapa.u64 %0, %1, %2;" : "=l"(mapped) : "l"(p), "r"(rank));
+    return reinterpret_cast<T*>(mapped);
+#else
+    return p;
+#endif
+  }
   __device__ __forceinline__ void sync_threads() const { __syncthreads(); }
   // Barrier of the warp's lanes, which also orders their shared-memory
   // accesses (one lane reading what another copied in).

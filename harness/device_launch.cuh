@@ -46,6 +46,29 @@ void require_co_resident(CudaBackend& gpu, Entry entry, const LaunchShape& shape
   }
 }
 
+// Throws std::invalid_argument for a clustered launch the device cannot
+// make: clusters need sm_90, and each extent must divide the grid's, at
+// most 8 blocks in all (the portable size, which needs no opt-in); the
+// host executor refuses the same shapes (host_executor.cc).
+inline void require_clusters(const CudaBackend& gpu, const LaunchShape& shape) {
+  const Dim3 c = shape.cluster, g = shape.grid;
+  const std::string what = "launch_on_cuda: cluster (" + std::to_string(c.x) + "," +
+                           std::to_string(c.y) + "," + std::to_string(c.z) + ") over grid (" +
+                           std::to_string(g.x) + "," + std::to_string(g.y) + "," +
+                           std::to_string(g.z) + "): ";
+  if (gpu.caps().sm_major < 9) {
+    throw std::invalid_argument(
+        what + "thread-block clusters need sm_90, and " + gpu.caps().device_name + " is sm_" +
+        std::to_string(gpu.caps().sm_major) + std::to_string(gpu.caps().sm_minor));
+  }
+  if (c.x == 0 || c.y == 0 || c.z == 0 || g.x % c.x != 0 || g.y % c.y != 0 || g.z % c.z != 0 ||
+      blocks_per_cluster(shape) > 8) {
+    throw std::invalid_argument(what +
+                                "each extent must be positive and divide the grid's, 8 blocks at "
+                                "most");
+  }
+}
+
 template <class Kernel>
 void launch_on_cuda(Backend& backend, const LaunchShape& shape,
                     const typename Kernel::Params& given) {
@@ -67,13 +90,15 @@ void launch_on_cuda(Backend& backend, const LaunchShape& shape,
   }
   const bool overlaps = shape.overlaps_prior_grid && gpu.caps().sm_major >= 9;
   if (shape.co_resident) require_co_resident(gpu, entry, shape);
-  if (overlaps || shape.co_resident) {
+  const bool clustered = is_clustered(shape);
+  if (clustered) require_clusters(gpu, shape);
+  if (overlaps || shape.co_resident || clustered) {
     cudaLaunchConfig_t config = {};
     config.gridDim = grid;
     config.blockDim = block;
     config.dynamicSmemBytes = shape.shared_bytes;
     config.stream = gpu.stream();
-    cudaLaunchAttribute attrs[2] = {};
+    cudaLaunchAttribute attrs[3] = {};
     unsigned n = 0;
     if (overlaps) {
       attrs[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -82,6 +107,12 @@ void launch_on_cuda(Backend& backend, const LaunchShape& shape,
     if (shape.co_resident) {
       attrs[n].id = cudaLaunchAttributeCooperative;
       attrs[n++].val.cooperative = 1;
+    }
+    if (clustered) {
+      attrs[n].id = cudaLaunchAttributeClusterDimension;
+      attrs[n].val.clusterDim.x = shape.cluster.x;
+      attrs[n].val.clusterDim.y = shape.cluster.y;
+      attrs[n++].val.clusterDim.z = shape.cluster.z;
     }
     config.attrs = attrs;
     config.numAttrs = n;

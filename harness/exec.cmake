@@ -39,6 +39,7 @@ nvfp4_add_gtest(harness_exec_tests GPU
     ${CMAKE_CURRENT_LIST_DIR}/isolation_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/last_block_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/co_resident_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/cluster_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/ldmatrix_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/wgmma_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/cp_async_test.cc
@@ -49,6 +50,7 @@ nvh_atomic_counters_under_coverage(harness_exec_tests)  # 8 executor threads in 
 if(NVFP4_ENABLE_CUDA)
   target_sources(harness_exec_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/last_block_test_cuda.cu
                                             ${CMAKE_CURRENT_LIST_DIR}/co_resident_test_cuda.cu
+                                            ${CMAKE_CURRENT_LIST_DIR}/cluster_test_cuda.cu
                                             ${CMAKE_CURRENT_LIST_DIR}/ldmatrix_test_cuda.cu
                                             ${CMAKE_CURRENT_LIST_DIR}/wgmma_test_cuda.cu
                                             ${CMAKE_CURRENT_LIST_DIR}/cp_async_test_cuda.cu

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <exception>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -33,6 +34,7 @@ constexpr std::size_t kFiberStackBytes = 256 * 1024;
 // CUDA's limits, so a launch the GPU would refuse is refused here too.
 constexpr uint32_t kMaxThreadsPerBlock = 1024;
 constexpr uint32_t kMaxGridYZ = 65535;
+constexpr uint64_t kMaxClusterBlocks = 8;  // the portable cluster size
 
 std::string dim_text(Dim3 d) {
   return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
@@ -53,6 +55,17 @@ void validate_shape(const LaunchShape& s) {
     bad("reads_shared_async (wgmma) needs uses_collectives");
   if (s.co_resident && !s.uses_collectives)
     bad("co_resident (blocks that wait for one another) needs uses_collectives");
+  if (is_clustered(s)) {
+    const Dim3 c = s.cluster;
+    if (c.x == 0 || c.y == 0 || c.z == 0 || s.grid.x % c.x != 0 || s.grid.y % c.y != 0 ||
+        s.grid.z % c.z != 0 || uint64_t{c.x} * c.y * c.z > kMaxClusterBlocks) {
+      bad("cluster " + dim_text(c) +
+          ": each extent must be positive and divide the grid's, 8 blocks at most");
+    }
+    if (!s.uses_collectives)
+      bad("a cluster (blocks that meet at cluster_sync) needs uses_collectives");
+    if (s.co_resident) bad("co_resident and cluster together are not emulated");
+  }
 }
 
 Dim3 unflatten(uint64_t i, Dim3 extent) {
@@ -169,6 +182,22 @@ class GridRendezvous {
   std::string deadlock_;  // what the block that found the deadlock waited for
 };
 
+class HostBlock;
+
+// A thread-block cluster's run (LaunchShape::cluster): its blocks by rank,
+// which take turns on one worker thread (run_cluster), the barrier they
+// meet at (cluster_sync: every thread of every block arrives), and the
+// shadow of their reads of one another's shared memory.
+struct ClusterRun {
+  std::vector<HostBlock*> blocks;
+  memcheck::ClusterShadow shadow;
+  uint32_t threads = 0, arrived = 0;
+  uint64_t generation = 0;
+  // An arrival; the last one completes the barrier (ordering every block's
+  // shared memory as its own barrier does) and starts the next generation.
+  void arrive();
+};
+
 // Per-block state for kernels with collectives: the fibers, the barrier
 // counters and the words lanes exchange through.
 class HostBlock {
@@ -177,6 +206,31 @@ class HostBlock {
 
   void run(const LaunchShape& shape, Dim3 block, unsigned char* shared, const HostThreadBody& body,
            memcheck::Scope& scope, GridRendezvous* grid = nullptr);
+  // run() in three steps, for a cluster's blocks, which take turns: start
+  // makes the fibers; round resumes each live thread once (whom a memory
+  // violation names set in `scope`) and returns how many are still live
+  // (0 too once the block failed); finish checks what a block may not end
+  // with, unless another block of the cluster failed (`quiet`), unwinds
+  // the fibers and rethrows the block's failure.
+  void start(const LaunchShape& shape, Dim3 block, unsigned char* shared,
+             const HostThreadBody& body, GridRendezvous* grid = nullptr,
+             ClusterRun* cluster = nullptr, uint32_t rank = 0);
+  uint32_t round(memcheck::Scope& scope);
+  void finish(bool quiet = false);
+  bool failed() const { return error_ != nullptr; }
+  void fail(std::exception_ptr e) {
+    if (!error_) error_ = std::move(e);
+  }
+  uint64_t progress() const { return progress_; }
+  uint32_t live_threads() const { return block_live_; }
+  const unsigned char* shared() const { return shared_; }
+
+  // cluster_sync: parks `thread` until the cluster's barrier completes.
+  void cluster_barrier(uint32_t thread);
+  // What a completed barrier orders in the block's shared memory: its own
+  // barrier's effects, which the cluster's barrier has too.
+  void barrier_effects();
+  ClusterRun* cluster() const { return cluster_; }
 
   // wait_global_at_least: parks `thread` until the counter holds `target`
   // or more (a co-resident launch's blocks run on their own worker threads).
@@ -322,6 +376,10 @@ class HostBlock {
   BarrierOrderedStore barrier_ordered_;  // the last, of the latest barrier that ordered one
   uint64_t progress_ = 0;  // arrivals and exits; a scheduling round without any is a deadlock
   GridRendezvous* grid_ = nullptr;  // a co-resident launch's (null otherwise)
+  ClusterRun* cluster_ = nullptr;   // a clustered launch's (null otherwise)
+  uint32_t rank_ = 0;               // the block's rank in it
+  Dim3 block_;
+  unsigned char* shared_ = nullptr;
   // Threads parked in wait_global, and what the last of them waits for
   // (put in words only for a deadlock's message).
   uint32_t global_waiters_ = 0;
@@ -334,8 +392,37 @@ class HostBlock {
 
 void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
                     const HostThreadBody& body, memcheck::Scope& scope, GridRendezvous* grid) {
+  start(shape, block, shared, body, grid);
+  for (uint32_t live = block_live_; live > 0 && !error_;) {
+    const uint64_t before = progress_;
+    const uint64_t counters_seen = grid_ ? grid_->changes() : 0;
+    live = round(scope);
+    if (!error_ && live > 0 && progress_ == before && global_waiters_ > 0) {
+      // Threads wait on a counter other blocks raise: sleep until one changes.
+      try {
+        grid_->park(counters_seen, [&] { return describe_global_wait(block); });
+      } catch (...) {
+        error_ = std::current_exception();
+      }
+    } else if (!error_ && live > 0 && progress_ == before) {
+      error_ = std::make_exception_ptr(std::runtime_error(
+          "host executor: block " + dim_text(block) + ": " + std::to_string(live) +
+          " threads wait at a barrier or collective that can never complete" +
+          pending_transactions()));
+    }
+  }
+  finish();
+}
+
+void HostBlock::start(const LaunchShape& shape, Dim3 block, unsigned char* shared,
+                      const HostThreadBody& body, GridRendezvous* grid, ClusterRun* cluster,
+                      uint32_t rank) {
   const uint32_t n = threads_per_block(shape);
   grid_ = grid;
+  cluster_ = cluster;
+  rank_ = rank;
+  block_ = block;
+  shared_ = shared;
   global_waiters_ = 0;
   threads_.assign(n, HostCtx{});
   fibers_.clear();
@@ -371,6 +458,7 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
     c.block_dim_ = shape.block;
     c.grid_dim_ = shape.grid;
     c.linear_thread_ = t;
+    c.cluster_rank_ = rank;
     c.order_.awaiting_prior_grid = shape.overlaps_prior_grid;
     c.order_.block_atomic_unfenced = &atomic_unfenced_;
     c.order_.async_proxy = tracks_async_proxy_ ? &async_proxy_ : nullptr;
@@ -393,42 +481,31 @@ void HostBlock::run(const LaunchShape& shape, Dim3 block, unsigned char* shared,
       return std::move(sinks_[t]);
     });
   }
+}
 
-  for (uint32_t live = n; live > 0 && !error_;) {
-    const uint64_t before = progress_;
-    const uint64_t counters_seen = grid_ ? grid_->changes() : 0;
-    live = 0;
-    for (uint32_t t = 0; t < n && !error_; ++t) {
-      if (!fibers_[t]) continue;
-      // whom a memory violation names, and whether it may touch global memory yet
-      scope.set_thread(&threads_[t].thread_, &threads_[t].block_, &threads_[t].order_);
-      fibers_[t] = std::move(fibers_[t]).resume();
-      if (fibers_[t]) ++live;
-    }
-    if (!error_ && live > 0 && progress_ == before && global_waiters_ > 0) {
-      // Threads wait on a counter other blocks raise: sleep until one changes.
-      try {
-        grid_->park(counters_seen, [&] { return describe_global_wait(block); });
-      } catch (...) {
-        error_ = std::current_exception();
-      }
-    } else if (!error_ && live > 0 && progress_ == before) {
-      error_ = std::make_exception_ptr(std::runtime_error(
-          "host executor: block " + dim_text(block) + ": " + std::to_string(live) +
-          " threads wait at a barrier or collective that can never complete" +
-          pending_transactions()));
-    }
+uint32_t HostBlock::round(memcheck::Scope& scope) {
+  uint32_t live = 0;
+  for (uint32_t t = 0; t < fibers_.size() && !error_; ++t) {
+    if (!fibers_[t]) continue;
+    // whom a memory violation names, and whether it may touch global memory yet
+    scope.set_thread(&threads_[t].thread_, &threads_[t].block_, &threads_[t].order_);
+    fibers_[t] = std::move(fibers_[t]).resume();
+    if (fibers_[t]) ++live;
   }
-  if (!error_) {
+  return error_ ? 0 : live;
+}
+
+void HostBlock::finish(bool quiet) {
+  if (!error_ && !quiet) {
     const std::string in_flight = unfinished_copies();
     if (!in_flight.empty()) {
       error_ = std::make_exception_ptr(
-          std::logic_error("host executor: block " + dim_text(block) + ": " + in_flight));
+          std::logic_error("host executor: block " + dim_text(block_) + ": " + in_flight));
     }
   }
   fibers_.clear();  // unwinds any fiber still parked (after an error)
   sinks_.clear();
-  if (error_) std::rethrow_exception(error_);
+  if (error_ && !quiet) std::rethrow_exception(error_);
 }
 
 void HostBlock::wait_global(uint32_t thread, const uint32_t* counter, uint32_t target) {
@@ -475,20 +552,39 @@ void HostBlock::arrive_and_wait(Group& g, uint32_t thread) {
 void HostBlock::release_block_if_complete() {
   if (block_arrived_ > 0 && block_arrived_ >= block_live_) {
     block_arrived_ = 0;
-    ++block_generation_;
-    if (tracks_async_proxy_) async_proxy_.barrier();  // fenced writes are now visible to wgmma
-    cp_async_.barrier();  // landed and handed-over copies, to every thread: no clocks needed
-    tma_.barrier();       // TMA copies some thread saw land, to every thread
-    race_.barrier();      // every access so far is ordered before every thread's next
-    // A global store the barrier orders before every thread: a fence by the
-    // thread that then makes an atomic covers it (the fence is cumulative).
-    for (uint32_t t = 0; t < threads_.size(); ++t) {
-      memcheck::ThreadOrder& o = threads_[t].order_;
-      if (!o.unfenced_store) continue;
-      barrier_ordered_ = {o.unfenced_store, o.unfenced_width, t + 1, block_generation_};
-      o.unfenced_store = 0;
-    }
+    barrier_effects();
   }
+}
+
+void HostBlock::barrier_effects() {
+  ++block_generation_;
+  if (tracks_async_proxy_) async_proxy_.barrier();  // fenced writes are now visible to wgmma
+  cp_async_.barrier();  // landed and handed-over copies, to every thread: no clocks needed
+  tma_.barrier();       // TMA copies some thread saw land, to every thread
+  race_.barrier();      // every access so far is ordered before every thread's next
+  // A global store the barrier orders before every thread: a fence by the
+  // thread that then makes an atomic covers it (the fence is cumulative).
+  for (uint32_t t = 0; t < threads_.size(); ++t) {
+    memcheck::ThreadOrder& o = threads_[t].order_;
+    if (!o.unfenced_store) continue;
+    barrier_ordered_ = {o.unfenced_store, o.unfenced_width, t + 1, block_generation_};
+    o.unfenced_store = 0;
+  }
+}
+
+void HostBlock::cluster_barrier(uint32_t thread) {
+  ++progress_;
+  const uint64_t generation = cluster_->generation;
+  cluster_->arrive();
+  if (cluster_->generation == generation) wait_for(thread, cluster_->generation);
+}
+
+void ClusterRun::arrive() {
+  if (++arrived < threads) return;
+  arrived = 0;
+  ++generation;
+  shadow.barrier();
+  for (HostBlock* b : blocks) b->barrier_effects();
 }
 
 void HostBlock::warpgroup_barrier(uint32_t thread) {
@@ -524,6 +620,12 @@ void HostBlock::thread_finished(uint32_t thread) {
   release_if_complete(w);
   --block_live_;
   release_block_if_complete();
+  if (cluster_ && block_live_ == 0) {
+    const std::string dangling = cluster_->shadow.exited(rank_);
+    if (!dangling.empty() && !error_) {
+      error_ = std::make_exception_ptr(MemoryViolation("host executor: " + dangling));
+    }
+  }
 }
 
 HostBlock& HostCtx::collectives(const char* what) {
@@ -578,6 +680,34 @@ float HostCtx::shfl_idx(float v, int src_lane) {
 }
 
 void HostCtx::sync_threads() { collectives("sync_threads").block_barrier(linear_thread_); }
+
+void HostCtx::cluster_sync() {
+  HostBlock& b = collectives("cluster_sync");
+  if (b.cluster()) {
+    b.cluster_barrier(linear_thread_);
+  } else {
+    b.block_barrier(linear_thread_);  // a cluster of one: its barrier is the block's
+  }
+}
+
+void* HostCtx::map_shared(const void* p, uint32_t rank) const {
+  const auto at = reinterpret_cast<uintptr_t>(p), base = reinterpret_cast<uintptr_t>(shared_);
+  const ClusterRun* cluster = block_state_ ? block_state_->cluster() : nullptr;
+  const uint32_t blocks = cluster ? static_cast<uint32_t>(cluster->blocks.size()) : 1;
+  const std::size_t bytes = block_state_ ? block_state_->shared_bytes() : 0;
+  if (at < base || at >= base + bytes) {
+    throw std::logic_error("host executor: thread " + std::to_string(linear_thread_) +
+                           ": map_shared_rank of " + memcheck::hex(at) +
+                           ", which is not in the block's shared memory");
+  }
+  if (rank >= blocks) {
+    throw std::logic_error("host executor: thread " + std::to_string(linear_thread_) +
+                           ": map_shared_rank to rank " + std::to_string(rank) +
+                           " of a cluster of " + std::to_string(blocks) + " blocks");
+  }
+  if (!cluster) return const_cast<void*>(p);
+  return const_cast<unsigned char*>(cluster->blocks[rank]->shared()) + (at - base);
+}
 void HostCtx::sync_warp() {
   HostBlock& b = collectives("sync_warp");
   b.warp_barrier(linear_thread_);
@@ -913,6 +1043,7 @@ void HostBlock::tma_copied(uint32_t thread, std::size_t offset, std::size_t dst,
   ++progress_;
   std::string hazard = race_.copied_over(dst, bytes, thread);
   if (hazard.empty()) hazard = tma_.issued(thread, dst, bytes, offset, m.tma_granules);
+  if (hazard.empty() && cluster_) hazard = cluster_->shadow.written(rank_, dst, bytes);
   if (!hazard.empty()) {
     throw MemoryViolation("host executor: thread " + std::to_string(thread) + ": " + hazard);
   }
@@ -1151,6 +1282,70 @@ void HostBlock::retire(WarpGroup& g, std::size_t end, uint32_t thread) {
   }
 }
 
+// Cluster `index` of a clustered launch (in the grid of clusters, x
+// fastest): its blocks, rank by rank (x fastest within the cluster), each
+// with its shared memory from `shared` and its state from `states`, take
+// turns on this worker thread, a round of each block's live threads after
+// another's, until every thread has exited or one failed. A round in which
+// no block got anywhere is a deadlock. Rethrows the first failure.
+void run_cluster(const LaunchShape& shape, uint64_t index,
+                 std::vector<std::unique_ptr<HostBlock>>& states,
+                 const std::vector<unsigned char*>& shared, const HostThreadBody& body,
+                 memcheck::Scope& scope) {
+  const Dim3 c = shape.cluster;
+  const Dim3 at =
+      unflatten(index, Dim3{shape.grid.x / c.x, shape.grid.y / c.y, shape.grid.z / c.z});
+  const auto size = static_cast<uint32_t>(states.size());
+  std::vector<Dim3> blocks(size);
+  ClusterRun run;
+  for (uint32_t r = 0; r < size; ++r) {
+    const Dim3 local = unflatten(r, c);
+    blocks[r] = Dim3{at.x * c.x + local.x, at.y * c.y + local.y, at.z * c.z + local.z};
+    run.blocks.push_back(states[r].get());
+  }
+  run.shadow.reset(blocks, shape.shared_bytes);
+  run.threads = size * threads_per_block(shape);
+  for (uint32_t r = 0; r < size; ++r) {
+    std::fill_n(shared[r], shape.shared_bytes, 0xCD);  // shared memory starts undefined
+    run.shadow.place(r, shared[r]);
+    states[r]->start(shape, blocks[r], shared[r], body, nullptr, &run, r);
+  }
+  const auto progress = [&] {
+    uint64_t sum = 0;
+    for (const auto& b : states) sum += b->progress();
+    return sum;
+  };
+  int failed = -1;
+  for (uint32_t live = run.threads; live > 0 && failed < 0;) {
+    const uint64_t before = progress();
+    live = 0;
+    for (uint32_t r = 0; r < size && failed < 0; ++r) {
+      if (states[r]->live_threads() == 0) continue;
+      scope.set_shared(shared[r], shape.shared_bytes);
+      scope.set_cluster(&run.shadow, r);
+      live += states[r]->round(scope);
+      if (states[r]->failed()) failed = static_cast<int>(r);
+    }
+    if (failed < 0 && live > 0 && progress() == before) {
+      states[0]->fail(std::make_exception_ptr(std::runtime_error(
+          "host executor: the cluster of blocks " + dim_text(blocks.front()) + " to " +
+          dim_text(blocks.back()) + ": " + std::to_string(live) +
+          " threads wait at a barrier or collective that can never complete (cluster_sync waits "
+          "for every thread of every block of the cluster; " +
+          std::to_string(run.threads - run.arrived) + " have not arrived)")));
+      failed = 0;
+    }
+  }
+  scope.set_cluster(nullptr, 0);
+  // Every block's fibers unwound; the failed block's error, or the first
+  // block's that may not end as it did.
+  for (uint32_t r = 0; r < size; ++r) {
+    if (failed >= 0 && static_cast<uint32_t>(failed) != r) states[r]->finish(true);
+  }
+  if (failed >= 0) states[static_cast<uint32_t>(failed)]->finish();
+  for (uint32_t r = 0; failed < 0 && r < size; ++r) states[r]->finish();
+}
+
 void run_block_plain(const LaunchShape& shape, Dim3 block, unsigned char* shared,
                      const HostThreadBody& body, memcheck::Scope& scope) {
   HostCtx c;
@@ -1201,6 +1396,9 @@ void run_grid_on_host(const LaunchShape& shape, const HostThreadBody& body, cons
   // One snapshot for the whole launch: kernels do not allocate.
   const std::shared_ptr<const memcheck::Regions> allocations = memcheck::registered_allocations();
   const uint64_t blocks = total_blocks(shape);
+  // What a worker takes at a time: a block, or a cluster's blocks together.
+  const uint32_t per_unit = is_clustered(shape) ? blocks_per_cluster(shape) : 1;
+  const uint64_t units = blocks / per_unit;
   if (shape.co_resident && blocks > host_co_resident_blocks()) {
     throw NotCoResident("run_grid_on_host: a co-resident grid " + dim_text(shape.grid) + " of " +
                         std::to_string(blocks) + " blocks, where the host executor holds " +
@@ -1209,9 +1407,8 @@ void run_grid_on_host(const LaunchShape& shape, const HostThreadBody& body, cons
   // A co-resident grid's blocks each get a worker thread, so that any of
   // them may wait for any other.
   const unsigned workers =
-      shape.co_resident
-          ? static_cast<unsigned>(blocks)
-          : static_cast<unsigned>(std::min<uint64_t>(host_executor_threads(), blocks));
+      shape.co_resident ? static_cast<unsigned>(blocks)
+                        : static_cast<unsigned>(std::min<uint64_t>(host_executor_threads(), units));
   std::optional<GridRendezvous> rendezvous;
   if (shape.co_resident) rendezvous.emplace(blocks);
   std::atomic<uint64_t> next{0};
@@ -1226,15 +1423,32 @@ void run_grid_on_host(const LaunchShape& shape, const HostThreadBody& body, cons
     struct alignas(16) Chunk {
       unsigned char bytes[16];
     };
-    std::vector<Chunk> chunks((shape.shared_bytes + 15) / 16);
-    unsigned char* const shared = reinterpret_cast<unsigned char*>(chunks.data());
+    // A cluster's blocks get theirs 1024-byte apart (64 chunks): on the GPU a
+    // kernel's dynamic shared memory starts at the same address in every
+    // block, so a kernel that aligns its stages inside it (to wgmma's 1024
+    // bytes) puts them at the same offset in each, the offset
+    // map_shared_rank carries to another block's.
+    const std::size_t chunks_a_block = (shape.shared_bytes + 1023) / 1024 * 64;
+    std::vector<Chunk> chunks(chunks_a_block * per_unit);
+    std::vector<unsigned char*> shared_of(per_unit);
+    for (uint32_t r = 0; r < per_unit; ++r)
+      shared_of[r] = reinterpret_cast<unsigned char*>(chunks.data() + r * chunks_a_block);
+    unsigned char* const shared = shared_of[0];
     // This thread's accesses are checked until it returns.
     memcheck::Scope scope(kernel, allocations);
     scope.set_shared(shared, shape.shared_bytes);
     ctx::pooled_fixedsize_stack stacks(kFiberStackBytes);
     HostBlock state(stacks);
+    std::vector<std::unique_ptr<HostBlock>> cluster_states;
+    for (uint32_t r = 0; per_unit > 1 && r < per_unit; ++r)
+      cluster_states.push_back(std::make_unique<HostBlock>(stacks));
     try {
-      for (uint64_t i = next++; i < blocks && !stop; i = next++) {
+      if (per_unit > 1) {
+        for (uint64_t i = next++; i < units && !stop; i = next++) {
+          run_cluster(shape, i, cluster_states, shared_of, body, scope);
+        }
+      }
+      for (uint64_t i = per_unit > 1 ? blocks : next++; i < blocks && !stop; i = next++) {
         const Dim3 block = unflatten(i, shape.grid);
         std::fill_n(shared, shape.shared_bytes, 0xCD);  // shared memory starts undefined
         if (shape.uses_collectives) {

@@ -183,6 +183,26 @@ class HostCtx {
   // ends with a copy in flight. One whose expect_tx is too large never completes: a deadlock, whose
   // message names the bytes the barrier still waits for.
   void mbarrier_arrive_expect_tx(uint64_t* bar, uint32_t bytes);
+  // Thread-block clusters (LaunchShape::cluster). A cluster's blocks take
+  // turns on one worker thread, their fibers resumed block after block in
+  // rounds, so any may wait for the others. cluster_sync() parks the thread
+  // until every thread of every block of the cluster has arrived (one that
+  // exited never does: the others' wait is a deadlock, as the GPU's would
+  // hang), and orders shared memory as a block barrier does, in every block
+  // of the cluster. map_shared_rank(p, rank): the same offset in the shared
+  // memory of the cluster's block `rank`, which the block reads with the
+  // generic loads, each read checked for its order against the owner's
+  // writes and exit (host_memcheck.h, ClusterShadow); p must lie in the
+  // block's own shared memory and rank below the cluster's blocks (else
+  // std::logic_error, as mapa is undefined there). Without clusters: rank
+  // 0 of a cluster of one.
+  uint32_t cluster_rank() const { return cluster_rank_; }
+  void cluster_sync();
+  template <class T>
+  T* map_shared_rank(T* p, uint32_t rank) const {
+    return static_cast<T*>(map_shared(p, rank));
+  }
+
   // A hint on the GPU; nothing to do here.
   void prefetch_tensor_map(const TensorMap2d&) {}
   void tma_load_2d(void* shared_dst, const TensorMap2d& map, int32_t col, int32_t row,
@@ -208,6 +228,7 @@ class HostCtx {
   };
   MbarrierAt mbarrier_of(const uint64_t* bar, const char* what);
   void wgmma(float* acc, const uint32_t a[4], const void* b_tile, int n, HalfKind kind);
+  void* map_shared(const void* p, uint32_t rank) const;
   void wgmma_wait(int pending);
   // read false: zeros in place of the source (cp.async's src-size 0).
   static void cp_async(void* shared_dst, const void* global_src, uint32_t bytes, bool read = true) {
@@ -226,6 +247,7 @@ class HostCtx {
 
   Dim3 thread_, block_, block_dim_, grid_dim_;
   uint32_t linear_thread_ = 0;
+  uint32_t cluster_rank_ = 0;
   memcheck::ThreadOrder order_;  // what the memory checker holds this thread to
   unsigned char* shared_ = nullptr;
   HostBlock* block_state_ = nullptr;  // null when the kernel declared no collectives

@@ -477,6 +477,114 @@ void Scope::check_race(std::size_t offset, uint32_t width, Op op) {
   if (!race.empty()) fail_order(shared_.begin + offset, width, op, race);
 }
 
+void Scope::check_remote(uintptr_t a, uint32_t width, Op op, Space space) {
+  const auto owner = static_cast<uint32_t>(cluster_->rank_of(a));
+  Region peer;
+  peer.base = peer.begin = cluster_->base(owner);
+  peer.bytes = cluster_->shared_bytes();
+  peer.end = peer.base + peer.bytes;
+  peer.label = "shared memory of block " + dims(&cluster_->block(owner)) + ", the cluster's rank " +
+               std::to_string(owner);
+  std::string problem;
+  if (a % width != 0) {
+    problem = "misaligned (the address of a " + std::to_string(width) +
+              "-byte access is a multiple of " + std::to_string(width) + ")";
+  } else if (a + width > peer.end) {
+    problem = "out of bounds";
+  } else if (space != Space::generic) {
+    problem = "in another block's shared memory, which only generic loads reach";
+  } else if (op != Op::load) {
+    problem =
+        "a write to another block's shared memory, which the host executor does not emulate "
+        "(distributed shared memory is read here, not written)";
+  } else {
+    problem = cluster_->read_remote(cluster_rank_, owner, a - peer.base, width);
+  }
+  if (!problem.empty()) fail(a, width, op, problem, &peer, a + width <= peer.end);
+}
+
+void Scope::check_cluster_write(std::size_t offset, uint32_t width, Op op) {
+  const std::string race = cluster_->written(cluster_rank_, offset, width);
+  if (!race.empty()) fail_order(shared_.begin + offset, width, op, race);
+}
+
+void ClusterShadow::reset(const std::vector<Dim3>& blocks, std::size_t shared_bytes) {
+  const std::size_t granules = (shared_bytes + kGranule - 1) / kGranule;
+  blocks_.resize(blocks.size());
+  for (std::size_t r = 0; r < blocks.size(); ++r) {
+    Block& b = blocks_[r];
+    b.index = blocks[r];
+    b.base = 0;
+    b.written.assign(granules, 0);
+    b.read.assign(granules, 0);
+    b.reader.assign(granules, 0);
+    b.gone = b.read_in = 0;
+    b.last_reader = 0;
+  }
+  bytes_ = shared_bytes;
+  phase_ = 1;
+}
+
+void ClusterShadow::place(uint32_t rank, const unsigned char* shared) {
+  blocks_[rank].base = reinterpret_cast<uintptr_t>(shared);
+}
+
+int ClusterShadow::rank_of(uintptr_t a) const {
+  for (std::size_t r = 0; r < blocks_.size(); ++r) {
+    if (a >= blocks_[r].base && a < blocks_[r].base + bytes_) return static_cast<int>(r);
+  }
+  return -1;
+}
+
+std::string ClusterShadow::who(uint32_t rank) const {
+  return "block " + dims(&blocks_[rank].index) + " (the cluster's rank " + std::to_string(rank) +
+         ")";
+}
+
+std::string ClusterShadow::written(uint32_t rank, std::size_t offset, std::size_t width) {
+  Block& b = blocks_[rank];
+  for (std::size_t g = offset / kGranule; g <= (offset + width - 1) / kGranule; ++g) {
+    if (b.read[g] == phase_) {
+      return "a write over shared bytes " + who(b.reader[g]) +
+             " read since the last cluster_sync() (barrier.cluster orders that read before "
+             "this write; without it the reader may see the new bytes)";
+    }
+    b.written[g] = phase_;
+  }
+  return "";
+}
+
+std::string ClusterShadow::read_remote(uint32_t reader, uint32_t owner, std::size_t offset,
+                                       uint32_t width) {
+  Block& b = blocks_[owner];
+  if (b.gone) {
+    return "a read of the shared memory of " + who(owner) +
+           ", which has exited (a block's shared memory is gone with it: a cluster_sync() after "
+           "the last read keeps it)";
+  }
+  for (std::size_t g = offset / kGranule; g <= (offset + width - 1) / kGranule; ++g) {
+    if (b.written[g] == phase_) {
+      return "a read of shared bytes " + who(owner) +
+             " wrote since the last cluster_sync() (barrier.cluster orders that write before "
+             "this read; without it the read may see the old bytes)";
+    }
+    b.read[g] = phase_;
+    b.reader[g] = static_cast<uint8_t>(reader);
+  }
+  b.read_in = phase_;
+  b.last_reader = static_cast<uint8_t>(reader);
+  return "";
+}
+
+std::string ClusterShadow::exited(uint32_t rank) {
+  Block& b = blocks_[rank];
+  b.gone = phase_;
+  if (b.read_in != phase_) return "";
+  return who(rank) + " exits while " + who(b.last_reader) +
+         " may still read its shared memory (it read some since the last cluster_sync(); a "
+         "cluster_sync() after the reads, before the exit, keeps the memory until they are done)";
+}
+
 void SharedRaceShadow::reset(std::size_t shared_bytes, uint32_t threads,
                              const ReleaseClocks& clocks) {
   // Threads are 16-bit in the records: run_grid_on_host refuses a block of more than 1024.

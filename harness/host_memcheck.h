@@ -64,6 +64,11 @@
 //     write over a byte another thread read, since the last block barrier,
 //     without a sync_warp of their warp or an mbarrier phase between
 //     (SharedRaceShadow below). The host's turns hide these too.
+//   - distributed shared memory (thread-block clusters, LaunchShape::cluster):
+//     a block reads another block's shared memory (map_shared_rank) only
+//     across a cluster_sync() from that block's writes of it, writes its own
+//     only across one from another block's reads of it, and exits only
+//     across one from them: nothing else orders two blocks (ClusterShadow).
 // A violation throws MemoryViolation, naming the kernel, the thread and block,
 // the address, the access and the allocation it hit or was nearest to.
 //
@@ -458,6 +463,57 @@ class SharedRaceShadow {
   const ReleaseClocks* clocks_ = nullptr;
 };
 
+// The shared memory of a thread-block cluster's blocks (LaunchShape::cluster),
+// which they read across (HostCtx::map_shared_rank), and the order of those
+// reads. Only the cluster's barrier (cluster_sync: arrive with release, wait
+// with acquire) orders one block's accesses before another's, so, numbering
+// the barrier's completions (the cluster's phase): a read of bytes another
+// block wrote in the same phase races (it may see the old bytes); so does a
+// write over bytes another block read in the same phase (the reader may see
+// the new ones), and a block's exit in a phase in which another read its
+// shared memory, or a read of a block's after it exited (the memory is gone
+// once the block is). Judged by phase, not by the order in which the host
+// happened to run the two accesses, so a race fails however the blocks took
+// turns. Remote writes are not emulated: one fails as such. Hand-written: no
+// library models clusters.
+class ClusterShadow {
+ public:
+  // The cluster's blocks (by rank) and their shared memory's size.
+  void reset(const std::vector<Dim3>& blocks, std::size_t shared_bytes);
+  // Where block `rank`'s shared memory lies.
+  void place(uint32_t rank, const unsigned char* shared);
+  // The rank whose shared memory holds address a, or -1.
+  int rank_of(uintptr_t a) const;
+  uintptr_t base(uint32_t rank) const { return blocks_[rank].base; }
+  std::size_t shared_bytes() const { return bytes_; }
+  const Dim3& block(uint32_t rank) const { return blocks_[rank].index; }
+  // The cluster's barrier completed.
+  void barrier() { ++phase_; }
+  // Block `rank` wrote its own [offset, offset + width): "" or the race.
+  std::string written(uint32_t rank, std::size_t offset, std::size_t width);
+  // Block `reader` read [offset, offset + width) of block `owner`'s: "" or the race.
+  std::string read_remote(uint32_t reader, uint32_t owner, std::size_t offset, uint32_t width);
+  // Block `rank`'s last thread exited: "" or the reads it leaves dangling.
+  std::string exited(uint32_t rank);
+
+ private:
+  static constexpr uint32_t kGranule = 4;
+  struct Block {
+    Dim3 index;
+    uintptr_t base = 0;
+    std::vector<uint32_t> written;  // per granule: the phase of the owner's last write (0: none)
+    std::vector<uint32_t> read;     // per granule: the phase of another block's last read
+    std::vector<uint8_t> reader;    // per granule: that read's block
+    uint32_t gone = 0;              // the phase it exited in (0: running)
+    uint32_t read_in = 0;           // the phase of the last read of it by another block
+    uint8_t last_reader = 0;
+  };
+  std::string who(uint32_t rank) const;
+  std::vector<Block> blocks_;
+  std::size_t bytes_ = 0;
+  uint32_t phase_ = 1;
+};
+
 // The ordering duties the checker tracks for one thread (the executor keeps
 // one per thread, and one block flag per block).
 struct ThreadOrder {
@@ -493,6 +549,11 @@ class Scope {
   Scope& operator=(const Scope&) = delete;
 
   void set_shared(const unsigned char* shared, std::size_t bytes);
+  // The running block's cluster and its rank there (null: not clustered).
+  void set_cluster(ClusterShadow* cluster, uint32_t rank) {
+    cluster_ = cluster;
+    cluster_rank_ = rank;
+  }
   // `order`: the thread's ordering duties (null: none are checked).
   void set_thread(const Dim3* thread, const Dim3* block, ThreadOrder* order = nullptr) {
     thread_ = thread;
@@ -505,6 +566,10 @@ class Scope {
   // check_slow, which finds the allocation, remembers it, or throws.
   void check(uintptr_t a, uint32_t width, Op op, Space space) {
     const uintptr_t last = a + width;
+    if (cluster_ && !(a >= shared_.begin && a < shared_.end) && cluster_->rank_of(a) >= 0) {
+      check_remote(a, width, op, space);
+      return;
+    }
     if (order_ && !(a >= shared_.begin && last <= shared_.end)) check_order(a, width, op);
     if ((a & (width - 1)) == 0) {
       if (a >= shared_.begin && last <= shared_.end) {
@@ -523,6 +588,8 @@ class Scope {
             check_store_over_group_read(a - shared_.begin, width);
           if (order_ && order_->race && op != Op::wgmma_read)
             check_race(a - shared_.begin, width, op);
+          if (cluster_ && (op == Op::store || op == Op::cp_async_write))
+            check_cluster_write(a - shared_.begin, width, op);
           return;
         }
       } else if (space != Space::shared) {
@@ -574,6 +641,10 @@ class Scope {
   void check_store_over_group_read(std::size_t offset, uint32_t width);
   // SharedRaceShadow's rules, the same way.
   void check_race(std::size_t offset, uint32_t width, Op op);
+  // An access to another block's shared memory in the cluster (ClusterShadow).
+  void check_remote(uintptr_t a, uint32_t width, Op op, Space space);
+  // ClusterShadow's rule for the running block's write of its own shared memory.
+  void check_cluster_write(std::size_t offset, uint32_t width, Op op);
 
   const char* kernel_;
   std::shared_ptr<const Regions> regions_;
@@ -583,6 +654,8 @@ class Scope {
   const Dim3* thread_ = nullptr;
   const Dim3* block_ = nullptr;
   ThreadOrder* order_ = nullptr;
+  ClusterShadow* cluster_ = nullptr;
+  uint32_t cluster_rank_ = 0;
   Scope* previous_;
 };
 

@@ -38,6 +38,12 @@
 //     into shared memory, its bytes counted down on `bar`; the host executor holds kernels
 //     to their rules; tma_load_2d_streaming(...) the same with an L2 evict-first hint
 //   prefetch_tensor_map(map)                            -> prefetch.tensormap (a hint)
+//   cluster_rank() cluster_sync() map_shared_rank(p, rank) -> sm_90's thread-block clusters
+//     (LaunchShape::cluster): the block's rank in its cluster (%cluster_ctarank), the
+//     cluster's barrier (barrier.cluster arrive.release + wait.acquire, every thread of
+//     every block), and the address of the same byte of shared memory in the cluster's
+//     block `rank` (mapa), which the block reads with the generic loads (distributed
+//     shared memory); the host executor holds kernels to the rules (host_executor.h)
 //   wait_prior_grid() launch_dependents()              -> programmatic dependent launch
 //     (LaunchShape::overlaps_prior_grid): wait for the grid before this one,
 //     and let the grid after this one start launching
@@ -95,6 +101,12 @@ struct LaunchShape {
   // anything runs (device_launch.cuh, host_executor.h). Needs
   // uses_collectives.
   bool co_resident = false;
+  // Thread-block clusters (sm_90): the grid in clusters of these blocks
+  // (x fastest, as %cluster_ctarank counts them), run at once, whose blocks
+  // read one another's shared memory (map_shared_rank) and meet at
+  // cluster_sync(). Each extent divides the grid's; at most 8 blocks (the
+  // portable cluster size). {1, 1, 1}: no clusters. Needs uses_collectives.
+  Dim3 cluster = {};
 };
 
 // What a launch with co_resident throws, before it starts, when the backend
@@ -109,6 +121,12 @@ enum class HalfKind : uint8_t { fp16, bf16 };
 
 inline uint64_t total_blocks(const LaunchShape& s) {
   return uint64_t{s.grid.x} * s.grid.y * s.grid.z;
+}
+inline uint32_t blocks_per_cluster(const LaunchShape& s) {
+  return s.cluster.x * s.cluster.y * s.cluster.z;
+}
+inline bool is_clustered(const LaunchShape& s) {
+  return s.cluster.x != 1 || s.cluster.y != 1 || s.cluster.z != 1;
 }
 inline uint32_t threads_per_block(const LaunchShape& s) {
   return s.block.x * s.block.y * s.block.z;
