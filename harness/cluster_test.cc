@@ -126,6 +126,17 @@ TEST(ClusterOnHost, ABlockThatMayExitBeforeTheOthersReadItIsCaught) {
       << m;
 }
 
+TEST(ClusterOnHost, AReadOfABlockThatHasExitedIsCaught) {
+  auto backend = make_host_backend();
+  Launch l(*backend, 1, 2);
+  const std::string m = thrown<MemoryViolation>([&] { l.run(ClusterFault::read_after_exit); });
+  EXPECT_NE(m.find("block (1,0,0): 4-byte load"), std::string::npos) << m;
+  EXPECT_NE(m.find("a read of the shared memory of block (0,0,0) (the cluster's rank 0), which "
+                   "has exited"),
+            std::string::npos)
+      << m;
+}
+
 TEST(ClusterOnHost, AWriteOverBytesAnotherBlockReadIsCaught) {
   auto backend = make_host_backend();
   Launch l(*backend, 1, 4);

@@ -23,6 +23,7 @@ enum class ClusterFault : uint8_t {
   none,
   read_before_sync,      // the first cluster_sync a block barrier: the others' parts not ordered
   exit_before_reads,     // the second left out: a block may exit while the others read it
+  read_after_exit,       // rank 0 exits right after the first; the others read it after a barrier
   overwrite_after_read,  // rank 0 writes its parts again after the reads, before the second sync
   remote_store,          // a store through map_shared_rank (not emulated on the host)
   one_thread_exits,      // thread 0 of rank 1 returns before the first cluster_sync
@@ -52,6 +53,10 @@ struct ClusterSums {
       ctx.cluster_sync();
     } else {
       ctx.sync_threads();  // the block's own parts ordered, the others' not
+    }
+    if (p.fault == ClusterFault::read_after_exit) {
+      if (rank == 0) return;
+      ctx.sync_threads();  // rank 0's threads take their turn, and exit, before these read
     }
     const uint32_t ranks = p.fault == ClusterFault::map_past_cluster ? size + 1 : size;
     float sum = 0.0f;
