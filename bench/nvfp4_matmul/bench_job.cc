@@ -347,6 +347,23 @@ void time_fused_shape(nvh::Backend& backend, Bench& bench, const Bench::Sets& se
                 });
 }
 
+// A wgmma shape's split whose slices meet in a cluster (the plan's
+// FusedPlan::cluster_sum), one launch, beside the same split's two kernels.
+template <class F>
+void time_fused_cluster_sum(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets,
+                            const Shape& s, const char* shape_label, int32_t k_slices, double bytes,
+                            double flops) {
+  bench.time_on(sets, "msweep",
+                std::string("prefill_fused ") + shape_label + "/k" + std::to_string(k_slices) +
+                    "-cluster " + shape_name(s),
+                "fused_shape", s, bytes, flops, [&backend, k_slices](InputSet& in) {
+                  const MatmulArgs& a = in.args;
+                  launch_fused_cluster_sum<F>(
+                      backend,
+                      whole_columns(gemv_operands(a, describe_problem(a)), nullptr, k_slices));
+                });
+}
+
 // Every shape and split the plan could pick for M, around its choice.
 void time_fused_shapes(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets, const Shape& s,
                        double bytes, double flops) {
@@ -365,11 +382,18 @@ void time_fused_shapes(nvh::Backend& backend, Bench& bench, const Bench::Sets& s
     if (s.M > 128 && device_caps(backend).wgmma)
       time_fused_shape<PrefillFusedWgmmaTiles<2>>(backend, bench, sets, s, "w256n128", k, bytes,
                                                   flops);
+    if (k < 2 || k > kFusedMaxClusterSlices || !device_caps(backend).wgmma) continue;
+    if (s.M > 64)
+      time_fused_cluster_sum<PrefillFusedWgmma>(backend, bench, sets, s, "w128n128", k, bytes,
+                                                flops);
+    if (s.M > 128)
+      time_fused_cluster_sum<PrefillFusedWgmmaTiles<2>>(backend, bench, sets, s, "w256n128", k,
+                                                        bytes, flops);
   }
   // The plan's own choice once more with the sum launched after the first
   // kernel, not overlapping it: what the overlap buys, in the same run.
   const FusedPlan plan = prefill_fused_plan(s.M, s.N, s.K, device_caps(backend).wgmma);
-  if (plan.k_slices == 1) return;
+  if (plan.k_slices == 1 || plan.cluster_sum) return;
   const std::string label = prefill_fused_variant_name({plan.shape, 1});
   with_fused_shape(plan.shape, [&](auto shape) {
     time_fused_shape<typename decltype(shape)::type>(backend, bench, sets, s, label.c_str(),

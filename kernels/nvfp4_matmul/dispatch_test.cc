@@ -326,9 +326,10 @@ TEST(SelectRoute, ForcingPrefillFusedPassesItsCrossover) {
             std::string::npos)
       << partial.detail;
   const Decision thin = explain_route(problem(512, 4096, 4096, 16), sm90_wgmma(), {});
-  EXPECT_NE(thin.detail.find("plan w256n128/k2: 128 blocks in 1 x 132 slots (96 %), K slices of "
-                             "2048) fails"),
-            std::string::npos)
+  EXPECT_NE(
+      thin.detail.find("plan w256n128/k2-cluster: 128 blocks in 1 x 132 slots (96 %), K slices of "
+                       "2048) fails"),
+      std::string::npos)
       << thin.detail;
   expect_refused(Route::empty, problem(16, 64, 64, 16), sm(90), "M, N or K == 0");
   expect_refused(Route::prefill_scalar, problem(0, 64, 64, 16), sm(90), "M > 0 (M = 0) fails");

@@ -208,6 +208,12 @@ void run_gemv_mma(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) 
 template <class Fused>
 void run_prefill_fused_shape(nvh::Backend& backend, PrefillFusedParams params,
                              const FusedPlan& plan) {
+  if constexpr (kIsWgmmaShape<Fused>) {
+    if (plan.cluster_sum) {
+      launch_fused_cluster_sum<Fused>(backend, params);
+      return;
+    }
+  }
   if (plan.tail_tiles > 0) {
     PrefillFusedParams rounds = params;
     rounds.k_slices = 1;
@@ -234,7 +240,7 @@ void run_prefill_fused(nvh::Backend& backend, const MatmulArgs& a, const Problem
   }
   PrefillFusedParams params = whole_columns(gemv_operands(a, p), nullptr, plan.k_slices);
   nvh::Buffer own_parts;
-  if (plan.k_slices > 1 || plan.tail_tiles > 0) {
+  if (prefill_fused_workspace_bytes(p.M, p.N, plan) > 0) {
     const std::size_t bytes = prefill_fused_workspace_bytes(p.M, p.N, plan);
     if (!scratch) {
       own_parts = nvh::Buffer(backend, bytes, "prefill_fused parts (its own)");

@@ -130,7 +130,9 @@ FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K, bool wgmma) {
       best = s;
     }
   }
-  return {shape, best};
+  FusedPlan plan{shape, best};
+  plan.cluster_sum = is_wgmma_shape(shape) && best > 1 && best <= kFusedMaxClusterSlices;
+  return plan;
 }
 
 FusedRounds prefill_fused_rounds(const FusedPlan& plan, int64_t M, int64_t N, int64_t K) {
@@ -162,21 +164,23 @@ bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N,
 const char* prefill_fused_variant_name(const FusedPlan& plan) {
   if (plan.gemv_slices > 1) return GemvMmaSlices16::variant_name(plan.gemv_slices);
   // [shape][k][0]: k slices over every tile; [shape][k][1]: one slice, the
-  // tail's tiles in k.
+  // tail's tiles in k; [shape][k][2]: k slices meeting in a cluster.
   static const auto names = [] {
-    std::array<std::array<std::array<std::string, 2>, kFusedMaxKSlices + 1>, 6> n;
+    std::array<std::array<std::array<std::string, 3>, kFusedMaxKSlices + 1>, 6> n;
     const char* shapes[] = {"m16n64", "m32n128", "m64n128", "m128n128", "w128n128", "w256n128"};
     for (std::size_t s = 0; s < n.size(); ++s) {
       for (int32_t k = 1; k <= kFusedMaxKSlices; ++k) {
         n[s][k][0] = std::string(shapes[s]) + (k > 1 ? "/k" + std::to_string(k) : "");
         n[s][k][1] = std::string(shapes[s]) + "/tail-k" + std::to_string(k);
+        n[s][k][2] = std::string(shapes[s]) + "/k" + std::to_string(k) + "-cluster";
       }
     }
     return n;
   }();
   const bool tail = plan.tail_tiles > 0;
+  const std::size_t kind = tail ? 1 : plan.cluster_sum ? 2 : 0;
   return names[static_cast<std::size_t>(plan.shape)][tail ? plan.tail_k_slices : plan.k_slices]
-              [tail ? 1 : 0]
+              [kind]
                   .c_str();
 }
 
@@ -191,7 +195,7 @@ std::size_t prefill_fused_workspace_bytes(int64_t M, int64_t N, const FusedPlan&
     const int64_t tail_cols = N - prefill_fused_tail_begin(plan, N);
     return static_cast<std::size_t>(plan.tail_k_slices * M * tail_cols) * sizeof(float) + 16;
   }
-  if (plan.k_slices == 1) return 0;
+  if (plan.k_slices == 1 || plan.cluster_sum) return 0;
   return static_cast<std::size_t>(plan.k_slices * M * N) * sizeof(float) + 16;
 }
 

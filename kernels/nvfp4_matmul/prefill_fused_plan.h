@@ -38,12 +38,23 @@ struct FusedPlan {
   // shorter. k_slices is then 1: the first launch writes Y.
   int64_t tail_tiles = 0;
   int32_t tail_k_slices = 1;
+  // A wgmma shape's k_slices (2 to kFusedMaxClusterSlices, no tail) meet
+  // in a cluster: the blocks of a tile add their sums in the cluster's
+  // shared memory and write Y (prefill_fused_wgmma.cuh, cluster_sum); no
+  // parts, no prefill_fused_sum.
+  bool cluster_sum = false;
 };
 
 // The multiprocessors the split fills: the H200's, where the shapes were
 // timed (PERF.md). A fixed number, not the device's: see above.
 inline constexpr int64_t kFusedPlanMultiprocessors = 132;
 inline constexpr int32_t kFusedMaxKSlices = 8;
+// The most slices a cluster adds (FusedPlan::cluster_sum). At the wgmma
+// kernel's 225 KB of shared memory a block, the H200 holds 66 clusters of
+// 2 (all 132 SMs) but 39 of 3, 30 of 4, 22 of 5 (cudaOccupancyMaxActiveClusters,
+// 2026-12-04), fewer than the plans' tiles ask for (40 of 3 on 5120 x 6144):
+// those would run in two waves (89.7 us there against 41.0).
+inline constexpr int32_t kFusedMaxClusterSlices = 2;
 
 // The shape by M (the smallest that holds M's rows, 128 rows a block above
 // 64; with wgmma, w128n128 up to M = 128 and w256n128 above, which measured faster than the
@@ -98,8 +109,8 @@ bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N,
                                     int64_t fill_percent = kFusedRoundFillPercent);
 
 // "m16n64", ...; with k_slices > 1 "m16n64/k4"; with a tail split
-// "w256n128/tail-k5"; the GEMV-shaped path "gemv16/slices12" (the route
-// log's variant).
+// "w256n128/tail-k5"; slices that meet in a cluster "w256n128/k2-cluster";
+// the GEMV-shaped path "gemv16/slices12" (the route log's variant).
 const char* prefill_fused_variant_name(const FusedPlan& plan);
 
 // The first column of Y the tail's launch computes (a multiple of the

@@ -44,21 +44,36 @@ inline constexpr bool kIsWgmmaShape<PrefillFusedWgmmaTiles<kATiles>> = true;
 
 // Launches a shape's kernel. The wgmma shape is a kernel a kind
 // (PrefillFusedWgmmaOf), picked here by the operands' kind, whose
-// parameters add the TMA's map of A.
-template <class Fused>
+// parameters add the TMA's map of A; kClusterSum (wgmma shapes) picks its
+// kernel whose K slices meet in a cluster (launch_fused_cluster_sum).
+template <class Fused, bool kClusterSum = false>
 void launch_fused(nvh::Backend& backend, const nvh::LaunchShape& shape,
                   const PrefillFusedParams& params) {
   if constexpr (kIsWgmmaShape<Fused>) {
     constexpr int kTiles = Fused::kATiles;
     const PrefillFusedWgmmaParams with_map = Fused::with_a_map(params);  // the TMA's map of A
     if (params.kind == nvh::HalfKind::fp16) {
-      nvh::launch<PrefillFusedWgmmaOf<nvh::HalfKind::fp16, kTiles>>(backend, shape, with_map);
+      nvh::launch<PrefillFusedWgmmaOf<nvh::HalfKind::fp16, kTiles, kClusterSum>>(backend, shape,
+                                                                                 with_map);
     } else {
-      nvh::launch<PrefillFusedWgmmaOf<nvh::HalfKind::bf16, kTiles>>(backend, shape, with_map);
+      nvh::launch<PrefillFusedWgmmaOf<nvh::HalfKind::bf16, kTiles, kClusterSum>>(backend, shape,
+                                                                                 with_map);
     }
   } else {
+    static_assert(!kClusterSum, "the slices meet in a cluster in the wgmma kernel only");
     nvh::launch<Fused>(backend, shape, params);
   }
+}
+
+// A wgmma shape's K split whose slices meet in a cluster
+// (FusedPlan::cluster_sum): one launch in clusters of the k_slices blocks of
+// a tile (grid.z), which add their sums in the cluster's shared memory and
+// write Y; no parts, no prefill_fused_sum.
+template <class Fused>
+void launch_fused_cluster_sum(nvh::Backend& backend, const PrefillFusedParams& params) {
+  nvh::LaunchShape shape = Fused::shape(params);
+  shape.cluster = {1, 1, shape.grid.z};
+  launch_fused<Fused, true>(backend, shape, params);
 }
 
 }  // namespace nvfp4

@@ -81,7 +81,8 @@ TEST_P(FusedOnBackend, MatchesTheReferenceAtTileEdges) {
       {65, 130, 512, "m64n128", "w128n128"},
       {100, 136, 768, "m64n128", "w128n128"},    // 3 stages of 4 (mma.sync); 6 of 5 (wgmma)
       {130, 136, 1024, "m128n128", "w256n128"},  // rows of A past M in the second tile, 8 stages
-      {129, 16, 1280, "m128n128/k2", "w256n128/k2"},  // one row in the second tile, slices of 5
+      // one row in the second tile, slices of 5; with wgmma the two meet in a cluster
+      {129, 16, 1280, "m128n128/k2", "w256n128/k2-cluster"},
       // w256n128: two blocks over M (the second of 44 rows), 6 stages: more
       // than its pipeline's 3; a block over N of 8 rows past N
       {300, 136, 768, "m128n128", "w256n128"},
@@ -131,12 +132,13 @@ TEST_P(FusedOnBackend, ExactModeGivesPrefillVec8sBits) {
   }
 }
 
-// One exact-mode problem (the case generator's: g = 2^e, the fast path, with
-// bias) on a backend for launches by hand: prefill_vec8's Y by run_case,
-// and the same inputs in buffers.
+// One problem (by default exact mode, the case generator's: g = 2^e, the
+// fast path; with bias) on a backend for launches by hand: prefill_vec8's Y
+// by run_case, and the same inputs in buffers.
 struct HandLaunch {
-  HandLaunch(nvh::Backend& backend, int64_t M, int64_t N, int64_t K, uint64_t seed) {
-    CaseSpec spec = fused_case(M, N, K, DType::bf16, true, true, seed);
+  HandLaunch(nvh::Backend& backend, int64_t M, int64_t N, int64_t K, uint64_t seed,
+             DType t = DType::bf16, bool exact = true) {
+    CaseSpec spec = fused_case(M, N, K, t, true, exact, seed);
     spec.options.force_route = Route::prefill_vec8;
     const CaseInputs in = make_inputs(spec);
     want = run_case(backend, spec, in).Y;
@@ -151,22 +153,24 @@ struct HandLaunch {
     S.upload(in.W.scales);
     G.upload(&in.W.global_scale, sizeof(float));
     bias.upload(in.bias);
-    args.A = {A.data(), {M, K}, ElemType::bf16};
+    const ElemType half = t == DType::fp16 ? ElemType::fp16 : ElemType::bf16;
+    args.A = {A.data(), {M, K}, half};
     args.B = {B.data(), {N, K / 2}, ElemType::e2m1x2};
     args.weight_scale = {S.data(), {N, K / 16}, ElemType::e4m3};
     args.weight_scale_2 = {G.data(), {}, ElemType::fp32};
-    args.bias = {bias.data(), {N}, ElemType::bf16};
-    args.Y = {Y.data(), {M, N}, ElemType::bf16};
+    args.bias = {bias.data(), {N}, half};
+    args.Y = {Y.data(), {M, N}, half};
   }
   // Parameters over every column in `slices` slices of K (parts null).
   PrefillFusedParams params(int32_t slices) const {
     return whole_columns(gemv_operands(args, describe_problem(args)), nullptr, slices);
   }
   // Whether Y holds prefill_vec8's bits.
-  bool y_is_prefill_vec8s() const {
+  bool y_is_prefill_vec8s() const { return y() == want; }
+  std::vector<uint16_t> y() const {
     std::vector<uint16_t> got(want.size());
     Y.download(got.data(), got.size() * 2);
-    return std::memcmp(want.data(), got.data(), want.size() * 2) == 0;
+    return got;
   }
 
   std::vector<uint16_t> want;
@@ -211,6 +215,43 @@ TEST_P(FusedOnBackend, ATailSplitGivesPrefillVec8sBits) {
     expect_tail_split_gives_prefill_vec8s_bits<PrefillFusedWgmma>(backend(), 100);
     expect_tail_split_gives_prefill_vec8s_bits<PrefillFusedWgmmaTiles<2>>(backend(), 140);
   }
+}
+
+// The slices of a wgmma split that meet in a cluster (FusedPlan::cluster_sum)
+// add their sums in the order prefill_fused_sum adds the parts, so they give
+// the two kernels' bits for any inputs, exact or not: rows of A past M, rows
+// of W past N (and groups of 4 outputs cut by N's edge), both kinds, both
+// weight paths (exact mode's g = 2^e, and the generator's g otherwise).
+template <class F>
+void expect_cluster_sum_gives_the_two_kernels_bits(nvh::Backend& backend, int64_t M, int64_t N,
+                                                   int64_t K, DType t, bool exact) {
+  HandLaunch run(backend, M, N, K, static_cast<uint64_t>(M + N), t, exact);
+  const std::string what = std::to_string(M) + " x " + std::to_string(N) + " x " +
+                           std::to_string(K) + (t == DType::fp16 ? " fp16" : " bf16") +
+                           (exact ? " exact" : "");
+  backend.fill(run.Y.data(), 0xFF, run.Y.bytes());  // a NaN no output is
+  nvh::Buffer parts(backend, 2 * M * N * 4, "parts");
+  PrefillFusedParams two = run.params(2);
+  two.parts = static_cast<float*>(parts.data());
+  launch_fused<F>(backend, F::shape(two), two);
+  nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(two), two);
+  const std::vector<uint16_t> want = run.y();
+  backend.fill(run.Y.data(), 0xFF, run.Y.bytes());
+  launch_fused_cluster_sum<F>(backend, run.params(2));
+  EXPECT_TRUE(run.y() == want) << what;
+  EXPECT_TRUE(std::find(want.begin(), want.end(), uint16_t{0xFFFF}) == want.end()) << what;
+}
+
+TEST_P(FusedOnBackend, SlicesThatMeetInAClusterGiveTheTwoKernelsBits) {
+  if (!device_caps(backend()).wgmma) GTEST_SKIP() << "no wgmma (sm_90a) on this device";
+  expect_cluster_sum_gives_the_two_kernels_bits<PrefillFusedWgmma>(backend(), 100, 131, 768,
+                                                                   DType::fp16, false);
+  expect_cluster_sum_gives_the_two_kernels_bits<PrefillFusedWgmma>(backend(), 128, 256, 512,
+                                                                   DType::bf16, true);
+  expect_cluster_sum_gives_the_two_kernels_bits<PrefillFusedWgmmaTiles<2>>(
+      backend(), 140, 262, 1024, DType::bf16, false);
+  expect_cluster_sum_gives_the_two_kernels_bits<PrefillFusedWgmmaTiles<2>>(backend(), 256, 128, 768,
+                                                                           DType::fp16, true);
 }
 
 // Past CUDA's 65535 rows of blocks a block loops over the tiles of A
@@ -350,7 +391,7 @@ TEST(PrefillFusedPlan, ShapeByMSlicesByTheBlocksLeft) {
   EXPECT_EQ(plan(256, 4096, 4096, true), "w256n128/k4");
   EXPECT_EQ(plan(256, 14336, 4096, true), "w256n128");
   EXPECT_EQ(plan(256, 4096, 14336, true), "w256n128/k4");
-  EXPECT_EQ(plan(512, 4096, 4096, true), "w256n128/k2");
+  EXPECT_EQ(plan(512, 4096, 4096, true), "w256n128/k2-cluster");  // two slices meet in a cluster
   EXPECT_EQ(plan(1024, 4096, 4096, true), "w256n128");
   // K whole where the blocks fill kFusedNoSplitFillPercent (65 %) of the
   // slots: 86 tiles (65.2 %) and 96 do, 85 (64.4 %) and 80 take the model's split.

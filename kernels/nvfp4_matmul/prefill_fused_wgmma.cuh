@@ -70,6 +70,7 @@
 #include "kernels/nvfp4_matmul/gemv_mma.cuh"
 #include "kernels/nvfp4_matmul/gemv_output.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
+#include "kernels/nvfp4_matmul/prefill_fused_sum.cuh"
 #include "kernels/nvfp4_matmul/probes.h"
 
 namespace nvfp4 {
@@ -500,7 +501,68 @@ struct PrefillFusedWgmmaTiles {
     }
   }
 
+  // The K split's slices added in the cluster's shared memory, in place of
+  // prefill_fused_sum (FusedPlan::cluster_sum): a tile's k_slices blocks
+  // (grid.z) run as one cluster (LaunchShape::cluster {1, 1, k_slices}, so
+  // a block's rank is its slice). Each parks its fp32 sums in its drained
+  // stages, meets the others, adds its 1 / k_slices of the tile's rows over
+  // every block's sums in slice order (the order prefill_fused_sum adds the
+  // parts in: the same bits), and stores Y; meeting again keeps its sums
+  // until the others have read them. No parts through the L2, no second
+  // kernel: on the H200 (2026-12-04, an experiment of this design) 8192 x
+  // 5120 at M = 256 took 44.4 us where the plan's two kernels took 49.4.
+  // Rows of kSumPitch floats, 4 past the tile's columns: a warp's 32 stores
+  // (8 columns g by 4 row pairs t) then fall on 32 banks.
+  static constexpr uint32_t kSumPitch = kTileCols + 4;
+  static_assert(kTileRows * kSumPitch * 4 <= kStages * kStageBytes, "the sums fit the stages");
+  static constexpr int32_t kMaxClusterSlices = 8;  // LaunchShape::cluster's portable size
+
   template <nvh::HalfKind kKind, class Ctx>
+  NVH_HD static void cluster_sum(Ctx& ctx, const Params& p, const Tile& tile, const Place& w,
+                                 float restore, const float acc[kSums], uint8_t* stages) {
+    float* sums = reinterpret_cast<float*>(stages);
+    ctx.sync_threads();  // every warpgroup's wgmmas are done with the stages
+    const uint32_t row0 = 2 * w.t, col0 = w.w_row0();
+    NVH_UNROLL
+    for (int i = 0; i < kSums; ++i) {
+      const AccPlace at = acc_place(i);
+      nvh::store_f32(sums + (row0 + at.row) * kSumPitch + col0 + at.col, acc[i]);
+    }
+    ctx.fence_proxy_async();  // a next tile's TMA copies land over the sums
+    ctx.cluster_sync();
+    const uint32_t slices = static_cast<uint32_t>(p.k_slices), rank = ctx.cluster_rank();
+    const uint32_t share = (kTileRows + slices - 1) / slices, first = rank * share;
+    const uint32_t end = first + share < kTileRows ? first + share : kTileRows;
+    constexpr uint32_t kQuads = kTileCols / 4;  // groups of 4 outputs a row
+    for (uint32_t q = first * kQuads + ctx.thread_idx().x; NVFP4_PROBE(q < end * kQuads);
+         q += kMaxBlockThreads) {
+      const uint32_t r = q / kQuads, c = 4 * (q % kQuads);
+      const int64_t m = tile.m0 + r, n = tile.n0 + c;
+      if (!NVFP4_PROBE(m < p.M && n < p.N)) continue;
+      nvh::U32x4 v[kMaxClusterSlices] = {};  // all of the slices' loads before the first add
+      NVH_UNROLL
+      for (uint32_t z = 0; z < kMaxClusterSlices; ++z) {
+        if (z < slices) {
+          v[z] = nvh::load_generic_u32x4(ctx.map_shared_rank(sums, z) + r * kSumPitch + c);
+        }
+      }
+      float sum[4];
+      PrefillFusedSum::set_sums(v[0], sum);
+      NVH_UNROLL
+      for (uint32_t z = 1; z < kMaxClusterSlices; ++z) {
+        if (z < slices) PrefillFusedSum::add_sums(v[z], sum);
+      }
+      NVH_UNROLL
+      for (int j = 0; j < 4; ++j) {
+        if (NVFP4_PROBE(n + j < p.N)) {
+          store_gemv_output<kKind>(p, nvh::mul_rn(sum[j], restore), m, n + j);
+        }
+      }
+    }
+    ctx.cluster_sync();  // the others are done reading this block's sums
+  }
+
+  template <nvh::HalfKind kKind, bool kClusterSum = false, class Ctx>
   NVH_HD static void run_tile(Ctx& ctx, const Params& p, const Tile& tile, const Place& w,
                               Ring& ring) {
     float acc[kSums];
@@ -510,11 +572,15 @@ struct PrefillFusedWgmmaTiles {
     const bool fast = GemvMma::fast_g<kKind>(gs);
     stream<kKind>(ctx, p, tile, w, ring, gs, !NVFP4_PROBE(fast), acc);
     const float restore = fast ? GemvMma::fast_scales<kKind>(gs).restore : 1.0f;
-    store<kKind>(p, tile, w, restore, ctx.block_idx().z, acc);
+    if constexpr (kClusterSum) {
+      cluster_sum<kKind>(ctx, p, tile, w, restore, acc, ring.stages);
+    } else {
+      store<kKind>(p, tile, w, restore, ctx.block_idx().z, acc);
+    }
     ctx.sync_threads();  // the next tile's copies refill the stages
   }
 
-  template <nvh::HalfKind kKind, class Ctx>
+  template <nvh::HalfKind kKind, bool kClusterSum = false, class Ctx>
   NVH_HD static void run_kind(Ctx& ctx, const Params& p) {
     const uint32_t tid = ctx.thread_idx().x, lane = tid % 32;
     const Place w{tid / 128, (tid / 32) % 4, lane / 4, lane % 4};
@@ -536,7 +602,7 @@ struct PrefillFusedWgmmaTiles {
     }
     ctx.sync_threads();  // the inits, before any thread uses a barrier
     for (int64_t mt = ctx.block_idx().y; NVFP4_PROBE(mt < m_tiles(p.M)); mt += ctx.grid_dim().y) {
-      run_tile<kKind>(ctx, p, Tile{mt * kTileRows, n0, slice}, w, ring);
+      run_tile<kKind, kClusterSum>(ctx, p, Tile{mt * kTileRows, n0, slice}, w, ring);
     }
     ctx.launch_dependents();  // prefill_fused_sum, as prefill_fused.cuh says
   }
@@ -547,12 +613,16 @@ struct PrefillFusedWgmmaTiles {
 // spilled 3.5 KB a thread, where each kind alone fits (2026-12-02).
 using PrefillFusedWgmma = PrefillFusedWgmmaTiles<1>;
 
-template <nvh::HalfKind kKind, int kATiles = 1>
+// kClusterSum: the kernel of the plans whose slices meet in a cluster
+// (FusedPlan::cluster_sum), a kernel of its own so that the others' code is
+// what it was (new code in this kernel has cost its main loop 5 to 13 %
+// even untaken: PERF.md, 2026-12-06).
+template <nvh::HalfKind kKind, int kATiles = 1, bool kClusterSum = false>
 struct PrefillFusedWgmmaOf : PrefillFusedWgmmaTiles<kATiles> {
   using Params = PrefillFusedWgmmaParams;
   template <class Ctx>
   NVH_HD static void body(Ctx& ctx, const Params& p) {
-    PrefillFusedWgmmaTiles<kATiles>::template run_kind<kKind>(ctx, p);
+    PrefillFusedWgmmaTiles<kATiles>::template run_kind<kKind, kClusterSum>(ctx, p);
   }
 };
 
