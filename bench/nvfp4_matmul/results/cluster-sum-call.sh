@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Session of 2026-12-06 from 11:55 UTC: thread-block clusters in the harness and the wgmma split's
 # two slices added in a cluster (FusedPlan::cluster_sum) in place of prefill_fused_sum. One call:
-# the harness's cluster tests and the fused GPU tests on the GPU, the cluster tests and the fused
-# cluster test under compute-sanitizer memcheck, racecheck and synccheck; then the two ways of the
-# same split side by side in one binary (msweep rows ".../k2" and ".../k2-cluster", seven shapes at
-# M = 128, 256, 512), the plan's own rows old / new / new / old (base: main's binary), and the 8K
-# replay base / new / new / base and on prefill_vec8 (ab-replays.sh).
+# the harness's cluster tests and the fused GPU tests on the GPU; the two ways of the same split
+# side by side in one binary (msweep rows ".../k2" and ".../k2-cluster", seven shapes at M = 128,
+# 256, 512); the plan's own rows old / new / new / old (base: main's binary); the 8K replay
+# base / new / new / base and on prefill_vec8 (ab-replays.sh); last, the cluster tests and the
+# fused cluster test under compute-sanitizer (memcheck, racecheck; synccheck on the harness's).
 # build/carry2/bin.tgz holds nvfp4-harness-base (main), nvfp4-harness-new, kernels_tests and
 # harness_exec_tests (new). Usage (device): bash bench/nvfp4_matmul/results/cluster-sum-call.sh
 set -uo pipefail
@@ -19,14 +19,6 @@ timeout 100 /tmp/bin/harness_exec_tests --gtest_filter='*Cluster*:*CoResident*:*
 echo "== exec tests rc=$?"; grep -E "^\[ +(OK|PASSED|FAILED|SKIPPED) " "$OUT/exec-tests.log" | grep -E "Cluster.*cuda|PASSED|FAILED|SKIPPED"
 timeout 240 /tmp/bin/kernels_tests --gtest_filter='*Fused*cuda*:GpuAgainstHost.*:PrefillFused*' > "$OUT/tests.log" 2>&1
 echo "== kernel tests rc=$?"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]|SKIPPED  \]|Cluster.*cuda" "$OUT/tests.log" | head
-for tool in memcheck racecheck synccheck; do
-  timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 /tmp/bin/harness_exec_tests \
-    --gtest_filter='*Cluster*cuda*' > "$OUT/exec-$tool.log" 2>&1
-  echo "== exec $tool rc=$?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) " "$OUT/exec-$tool.log"
-  timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 /tmp/bin/kernels_tests \
-    --gtest_filter='*SlicesThatMeetInAClusterGiveTheTwoKernelsBits*cuda*' > "$OUT/kernels-$tool.log" 2>&1
-  echo "== kernels $tool rc=$?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) " "$OUT/kernels-$tool.log"
-done
 shapes=(--shape 8192x5120 --shape 5120x6144 --shape 5120x18432 --shape 36864x5120 --shape 4096x4096
   --shape 14336x4096 --shape 4096x14336)
 timeout 200 /tmp/bin/nvfp4-harness-new bench --group msweep "${shapes[@]}" --m 128 --m 256 --m 512 \
@@ -48,4 +40,14 @@ bench() {  # bench WHICH RUN
 bench base 1; bench new 1; bench new 2; bench base 2
 source bench/nvfp4_matmul/results/ab-replays.sh
 replays_and_comparison
+for tool in memcheck racecheck synccheck; do
+  timeout 60 compute-sanitizer --tool $tool --error-exitcode 9 /tmp/bin/harness_exec_tests \
+    --gtest_filter='*Cluster*cuda*' > "$OUT/exec-$tool.log" 2>&1
+  echo "== exec $tool rc=$?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) " "$OUT/exec-$tool.log"
+done
+for tool in memcheck racecheck; do
+  timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 /tmp/bin/kernels_tests \
+    --gtest_filter='*SlicesThatMeetInAClusterGiveTheTwoKernelsBits*cuda*' > "$OUT/kernels-$tool.log" 2>&1
+  echo "== kernels $tool rc=$?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) " "$OUT/kernels-$tool.log"
+done
 tar -czf "$OUT/logs.tgz" -C "$OUT" $(cd "$OUT" && ls *.log *replay*.json) && rm -f "$OUT"/*.log "$OUT"/*replay*.json
