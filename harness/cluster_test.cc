@@ -28,8 +28,11 @@ using test_kernels::ClusterSums;
 
 constexpr uint32_t kThreads = 96;
 
+// 1024 bytes of shared memory a block (the parts take 384): on the host a
+// cluster's blocks then sit end to end, each starting where the one before
+// ends, which the checker must still tell apart.
 LaunchShape clusters(uint32_t count, uint32_t blocks_each) {
-  LaunchShape s{{count * blocks_each, 1, 1}, {kThreads, 1, 1}, kThreads * 4, true};
+  LaunchShape s{{count * blocks_each, 1, 1}, {kThreads, 1, 1}, 1024, true};
   s.cluster = {blocks_each, 1, 1};
   return s;
 }
@@ -156,6 +159,28 @@ TEST(ClusterOnHost, AStoreToAnotherBlocksSharedMemoryIsNotEmulated) {
   const std::string m = thrown<MemoryViolation>([&] { l.run(ClusterFault::remote_store); });
   EXPECT_NE(m.find("4-byte store"), std::string::npos) << m;
   EXPECT_NE(m.find("which the host executor does not emulate"), std::string::npos) << m;
+  // Rank 1's last thread to arrive goes on at once and stores into rank 0's.
+  EXPECT_NE(m.find("block (1,0,0): 4-byte store"), std::string::npos) << m;
+  EXPECT_NE(m.find("in allocation \"shared memory of block (0,0,0), the cluster's rank 0\""),
+            std::string::npos)
+      << m;
+}
+
+TEST(ClusterOnHost, AMisalignedLoadOfAnotherBlocksSharedMemoryIsCaught) {
+  auto backend = make_host_backend();
+  Launch l(*backend, 1, 2);
+  const std::string m = thrown<MemoryViolation>([&] { l.run(ClusterFault::misaligned_remote); });
+  EXPECT_NE(m.find("4-byte load"), std::string::npos) << m;
+  EXPECT_NE(m.find("is misaligned"), std::string::npos) << m;
+}
+
+TEST(ClusterOnHost, AGlobalOnlyLoadOfAnotherBlocksSharedMemoryIsCaught) {
+  auto backend = make_host_backend();
+  Launch l(*backend, 1, 2);
+  const std::string m = thrown<MemoryViolation>([&] { l.run(ClusterFault::remote_global_only); });
+  EXPECT_NE(m.find("in another block's shared memory, which only generic loads reach"),
+            std::string::npos)
+      << m;
 }
 
 TEST(ClusterOnHost, ABarrierAThreadNeverReachesIsADeadlockNotAHang) {

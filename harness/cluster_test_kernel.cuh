@@ -28,6 +28,8 @@ enum class ClusterFault : uint8_t {
   remote_store,          // a store through map_shared_rank (not emulated on the host)
   one_thread_exits,      // thread 0 of rank 1 returns before the first cluster_sync
   map_past_cluster,      // map_shared_rank to a rank past the cluster
+  misaligned_remote,     // a 4-byte load 2 bytes into the next rank's parts
+  remote_global_only,    // the next rank's parts through the global-only load (__ldg)
 };
 
 struct ClusterSums {
@@ -64,6 +66,11 @@ struct ClusterSums {
       sum = add_rn(sum, load_generic_f32(ctx.map_shared_rank(parts, q) + t));
     }
     sum = add_rn(sum, load_generic_f32(parts + (t + 1) % threads));
+    const uint8_t* next =
+        reinterpret_cast<const uint8_t*>(ctx.map_shared_rank(parts, (rank + 1) % size));
+    if (p.fault == ClusterFault::misaligned_remote)
+      sum = add_rn(sum, float(load_generic_u32(next + 2)));
+    if (p.fault == ClusterFault::remote_global_only) sum = add_rn(sum, float(load_u32(next)));
     if (p.fault == ClusterFault::remote_store) {
       store_f32(ctx.map_shared_rank(parts, (rank + 1) % size) + t, sum);
     }

@@ -1326,7 +1326,7 @@ void run_cluster(const LaunchShape& shape, uint64_t index,
       live += states[r]->round(scope);
       if (states[r]->failed()) failed = static_cast<int>(r);
     }
-    if (failed < 0 && live > 0 && progress() == before) {
+    if (failed < 0 && progress() == before) {  // an exit is progress too
       states[0]->fail(std::make_exception_ptr(std::runtime_error(
           "host executor: the cluster of blocks " + dim_text(blocks.front()) + " to " +
           dim_text(blocks.back()) + ": " + std::to_string(live) +

@@ -1,17 +1,20 @@
-"""A sampled mutation run over the lines a change added to harness/host_executor.cc, judged by
-harness_exec_tests (the host executor's own tests: its rules, each broken once).
+"""A sampled mutation run over the lines a change added to a harness file (harness/host_executor.cc
+unless FILE names another), judged by harness_exec_tests (the host executor's own tests: its
+rules, each broken once).
 
 mutation.py mutates kernels/nvfp4_matmul/ and judges with the operator's test binaries; the
 harness's executor is judged by none of them. This driver takes mutation.py's generator
 (universalmutator's rules, ignore.txt, string-only changes dropped), keeps the mutants on the lines
-`git diff BASE NEW -- harness/host_executor.cc` added (no identifier renames), samples them with a
+`git diff BASE NEW -- FILE` added (no identifier renames), samples them with a
 seed, and judges each in a scratch copy of the tree: rebuilt with ninja (a build error: invalid),
 then every harness_exec_tests case (a failure or a run past 120 s: killed; all pass: survived).
 Hand-written: no tool judges a file with a test binary of our choosing.
 
 Usage: python3 ci/mutation/harness-run/run.py SCRATCH_SRC SCRATCH_BUILD BASE NEW SEED COUNT OUT.json
+                                                 [FILE]
   SCRATCH_SRC    a copy of the tree (git archive), never the work tree
   SCRATCH_BUILD  a host-preset build of it (cmake -G Ninja -DNVFP4_ENABLE_CUDA=OFF)
+  FILE           the harness file mutated (default harness/host_executor.cc)
 """
 import json
 import os
@@ -23,7 +26,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import mutation  # noqa: E402
 
-REL = "harness/host_executor.cc"
+REL = sys.argv[8] if len(sys.argv) == 9 else "harness/host_executor.cc"
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 
 
@@ -53,9 +56,9 @@ def judge(src, build, rec, original):
 
 
 def main():
-    if len(sys.argv) != 8:
+    if len(sys.argv) not in (8, 9):
         sys.exit(__doc__)
-    src, build, base, new, seed, count, out = sys.argv[1:]
+    src, build, base, new, seed, count, out = sys.argv[1:8]
     keep = added_lines(base, new)
     recs = [r for r in mutation.generate_file(src, REL)
             if r["line"] in keep and not r.get("renames_identifier") and not r.get("device_only")]
@@ -81,7 +84,7 @@ def main():
         killed / max(1, killed + survived), killed, survived,
         sum(r["outcome"] == "invalid" for r in results))
     with open(out, "w") as f:
-        json.dump({"base": base, "new": new, "seed": int(seed), "summary": summary,
+        json.dump({"base": base, "new": new, "file": REL, "seed": int(seed), "summary": summary,
                    "mutants": results}, f, indent=1)
     print(summary)
 
