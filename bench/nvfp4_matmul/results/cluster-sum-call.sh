@@ -17,7 +17,7 @@ echo "card: $name"
 case "$name" in *H200*) card=h200 ;; *H100*) card=h100 ;; *) card=gpu ;; esac
 timeout 100 /tmp/bin/harness_exec_tests --gtest_filter='*Cluster*:*CoResident*:*LastBlock*' > "$OUT/exec-tests.log" 2>&1
 echo "== exec tests rc=$?"; grep -E "^\[ +(OK|PASSED|FAILED|SKIPPED) " "$OUT/exec-tests.log" | grep -E "Cluster.*cuda|PASSED|FAILED|SKIPPED"
-timeout 240 /tmp/bin/kernels_tests --gtest_filter='*Fused*cuda*:GpuAgainstHost.*:PrefillFused*' > "$OUT/tests.log" 2>&1
+timeout 150 /tmp/bin/kernels_tests --gtest_filter='*Fused*cuda*:GpuAgainstHost.*:PrefillFused*' > "$OUT/tests.log" 2>&1
 echo "== kernel tests rc=$?"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]|SKIPPED  \]|Cluster.*cuda" "$OUT/tests.log" | head
 shapes=(--shape 8192x5120 --shape 5120x6144 --shape 5120x18432 --shape 36864x5120 --shape 4096x4096
   --shape 14336x4096 --shape 4096x14336)
@@ -46,7 +46,7 @@ for tool in memcheck racecheck synccheck; do
   echo "== exec $tool rc=$?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) " "$OUT/exec-$tool.log"
 done
 for tool in memcheck racecheck; do
-  timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 /tmp/bin/kernels_tests \
+  timeout 80 compute-sanitizer --tool $tool --error-exitcode 9 /tmp/bin/kernels_tests \
     --gtest_filter='*SlicesThatMeetInAClusterGiveTheTwoKernelsBits*cuda*' > "$OUT/kernels-$tool.log" 2>&1
   echo "== kernels $tool rc=$?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) " "$OUT/kernels-$tool.log"
 done
