@@ -10,6 +10,9 @@
 namespace nvfp4 {
 namespace {
 
+static_assert(kFusedMaxClusterSlices == PrefillFusedWgmmaTiles<2>::kClusterSlices,
+              "the plan's cluster splits are the ones the kernel adds");
+
 // What the plan needs of a shape: its block's rows of A and W, and how many
 // of its blocks an SM holds (kMinBlocksPerSM: by shared memory, registers
 // capped to match).
@@ -131,7 +134,7 @@ FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K, bool wgmma) {
     }
   }
   FusedPlan plan{shape, best};
-  plan.cluster_sum = is_wgmma_shape(shape) && best > 1 && best <= kFusedMaxClusterSlices;
+  plan.cluster_sum = shape == FusedShape::w256n128 && best == kFusedMaxClusterSlices;
   return plan;
 }
 

@@ -38,10 +38,12 @@ struct FusedPlan {
   // shorter. k_slices is then 1: the first launch writes Y.
   int64_t tail_tiles = 0;
   int32_t tail_k_slices = 1;
-  // A wgmma shape's k_slices (2 to kFusedMaxClusterSlices, no tail) meet
-  // in a cluster: the blocks of a tile add their sums in the cluster's
-  // shared memory and write Y (prefill_fused_wgmma.cuh, cluster_sum); no
-  // parts, no prefill_fused_sum.
+  // w256n128's two K slices (kFusedMaxClusterSlices, no tail) meet in a
+  // cluster: the blocks of a tile add their sums in the cluster's shared
+  // memory and write Y (prefill_fused_wgmma.cuh, cluster_sum); no parts, no
+  // prefill_fused_sum. 0.89 to 0.97x the two kernels on an H100 where the
+  // plans take it (w128n128's split: 0.94 to 1.04x, not taken; PERF.md,
+  // 2026-12-06).
   bool cluster_sum = false;
 };
 

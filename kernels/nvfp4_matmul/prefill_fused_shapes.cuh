@@ -3,6 +3,8 @@
 // (prefill_fused_wgmma.cuh).
 #pragma once
 
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "harness/launch.h"
@@ -71,6 +73,11 @@ void launch_fused(nvh::Backend& backend, const nvh::LaunchShape& shape,
 // write Y; no parts, no prefill_fused_sum.
 template <class Fused>
 void launch_fused_cluster_sum(nvh::Backend& backend, const PrefillFusedParams& params) {
+  if (params.k_slices != static_cast<int32_t>(Fused::kClusterSlices)) {
+    throw std::invalid_argument(
+        "launch_fused_cluster_sum: k_slices = " + std::to_string(params.k_slices) +
+        ", where a cluster adds " + std::to_string(Fused::kClusterSlices));
+  }
   nvh::LaunchShape shape = Fused::shape(params);
   shape.cluster = {1, 1, shape.grid.z};
   launch_fused<Fused, true>(backend, shape, params);

@@ -509,13 +509,27 @@ struct PrefillFusedWgmmaTiles {
   // every block's sums in slice order (the order prefill_fused_sum adds the
   // parts in: the same bits), and stores Y; meeting again keeps its sums
   // until the others have read them. No parts through the L2, no second
-  // kernel: on the H200 (2026-12-04, an experiment of this design) 8192 x
-  // 5120 at M = 256 took 44.4 us where the plan's two kernels took 49.4.
+  // kernel: on an H100 (2026-12-06, PERF.md) 8192 x 5120 at M = 256 took
+  // 40.7 us where the same split's two kernels took 45.7 (0.89 to 0.97x on
+  // the w256n128 plans that split in two; w128n128's 0.94 to 1.04x, not
+  // taken). A first epilogue, a group of 4 outputs at a time with the
+  // bias loaded at each store, lost to the two kernels on most shapes.
   // Rows of kSumPitch floats, 4 past the tile's columns: a warp's 32 stores
   // (8 columns g by 4 row pairs t) then fall on 32 banks.
   static constexpr uint32_t kSumPitch = kTileCols + 4;
   static_assert(kTileRows * kSumPitch * 4 <= kStages * kStageBytes, "the sums fit the stages");
-  static constexpr int32_t kMaxClusterSlices = 8;  // LaunchShape::cluster's portable size
+  // Two slices, each block adding half the tile's rows. A thread's outputs
+  // are 4 columns (one group, the same in every row it takes: the block's
+  // threads cover 8 rows a pass) of kRowsAtOnce rows at once, every slice's
+  // loads of them issued before the first add (the reads of the other
+  // block's shared memory take the cluster's network), the bias of its
+  // columns loaded once before any store.
+  static constexpr uint32_t kClusterSlices = 2;
+  static constexpr uint32_t kQuads = kTileCols / 4;                  // groups of 4 a row
+  static constexpr uint32_t kRowsAPass = kMaxBlockThreads / kQuads;  // 8
+  static constexpr uint32_t kRowsAtOnce = 4;
+  static constexpr uint32_t kShareRows = kTileRows / kClusterSlices;  // 64 or 128
+  static_assert(kShareRows % (kRowsAPass * kRowsAtOnce) == 0, "whole passes over a share");
 
   template <nvh::HalfKind kKind, class Ctx>
   NVH_HD static void cluster_sum(Ctx& ctx, const Params& p, const Tile& tile, const Place& w,
@@ -530,36 +544,45 @@ struct PrefillFusedWgmmaTiles {
     }
     ctx.fence_proxy_async();  // a next tile's TMA copies land over the sums
     ctx.cluster_sync();
-    const uint32_t slices = static_cast<uint32_t>(p.k_slices), rank = ctx.cluster_rank();
-    const uint32_t share = (kTileRows + slices - 1) / slices, first = rank * share;
-    const uint32_t end = first + share < kTileRows ? first + share : kTileRows;
-    constexpr uint32_t kQuads = kTileCols / 4;  // groups of 4 outputs a row
-    for (uint32_t q = first * kQuads + ctx.thread_idx().x; NVFP4_PROBE(q < end * kQuads);
-         q += kMaxBlockThreads) {
-      const uint32_t r = q / kQuads, c = 4 * (q % kQuads);
-      const int64_t m = tile.m0 + r, n = tile.n0 + c;
-      if (!NVFP4_PROBE(m < p.M && n < p.N)) continue;
-      nvh::U32x4 v[kMaxClusterSlices] = {};  // all of the slices' loads before the first add
+    const uint32_t tid = ctx.thread_idx().x, c = 4 * (tid % kQuads);
+    const int64_t n = tile.n0 + c;
+    float bias[4] = {};
+    if (NVFP4_PROBE(p.bias != nullptr)) {
+      for (int j = 0; j < 4; ++j) {
+        if (n + j < p.N) bias[j] = load_bias<kKind>(p, n + j);
+      }
+    }
+    const float* slice_sums[kClusterSlices];
+    NVH_UNROLL
+    for (uint32_t z = 0; z < kClusterSlices; ++z) slice_sums[z] = ctx.map_shared_rank(sums, z) + c;
+    const uint32_t first = ctx.cluster_rank() * kShareRows + tid / kQuads;
+    for (uint32_t pass = 0; pass < kShareRows / kRowsAPass; pass += kRowsAtOnce) {
+      nvh::U32x4 v[kRowsAtOnce][kClusterSlices];
       NVH_UNROLL
-      for (uint32_t z = 0; z < kMaxClusterSlices; ++z) {
-        if (z < slices) {
-          v[z] = nvh::load_generic_u32x4(ctx.map_shared_rank(sums, z) + r * kSumPitch + c);
+      for (uint32_t i = 0; i < kRowsAtOnce; ++i) {
+        const uint32_t r = first + (pass + i) * kRowsAPass;
+        NVH_UNROLL
+        for (uint32_t z = 0; z < kClusterSlices; ++z) {
+          v[i][z] = nvh::load_generic_u32x4(slice_sums[z] + r * kSumPitch);
         }
       }
-      float sum[4];
-      PrefillFusedSum::set_sums(v[0], sum);
       NVH_UNROLL
-      for (uint32_t z = 1; z < kMaxClusterSlices; ++z) {
-        if (z < slices) PrefillFusedSum::add_sums(v[z], sum);
-      }
-      NVH_UNROLL
-      for (int j = 0; j < 4; ++j) {
-        if (NVFP4_PROBE(n + j < p.N)) {
-          store_gemv_output<kKind>(p, nvh::mul_rn(sum[j], restore), m, n + j);
+      for (uint32_t i = 0; i < kRowsAtOnce; ++i) {
+        const int64_t m = tile.m0 + first + (pass + i) * kRowsAPass;
+        if (!NVFP4_PROBE(m < p.M)) continue;
+        float sum[4];
+        PrefillFusedSum::set_sums(v[i][0], sum);  // slice order, as prefill_fused_sum adds
+        NVH_UNROLL
+        for (uint32_t z = 1; z < kClusterSlices; ++z) PrefillFusedSum::add_sums(v[i][z], sum);
+        NVH_UNROLL
+        for (int j = 0; j < 4; ++j) {
+          if (NVFP4_PROBE(n + j < p.N)) {
+            store_gemv_output_biased<kKind>(p, nvh::mul_rn(sum[j], restore), bias[j], m, n + j);
+          }
         }
       }
     }
-    ctx.cluster_sync();  // the others are done reading this block's sums
+    ctx.cluster_sync();  // the other block is done reading this one's sums
   }
 
   template <nvh::HalfKind kKind, bool kClusterSum = false, class Ctx>

@@ -7,9 +7,9 @@
 # base / new / new / base and on prefill_vec8 (ab-replays.sh); last, the cluster tests and the
 # fused cluster test under compute-sanitizer (memcheck, racecheck; synccheck on the harness's).
 # build/carry2/bin.tgz holds nvfp4-harness-base (main), nvfp4-harness-new, kernels_tests and
-# harness_exec_tests (new). Usage (device): bash bench/nvfp4_matmul/results/cluster-sum-call.sh
+# harness_exec_tests (new). Usage (device): bash bench/nvfp4_matmul/results/cluster-sum-call.sh TAG
 set -uo pipefail
-tag=cluster
+tag="${1:-clustersum}"  # the files' tag: clustersum1 (the first epilogue), clustersum2
 cd "$(dirname "$0")/../../.."
 mkdir -p /tmp/bin && tar -xzf build/carry2/bin.tgz -C /tmp/bin
 name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
