@@ -1330,9 +1330,10 @@ void run_cluster(const LaunchShape& shape, uint64_t index,
       states[0]->fail(std::make_exception_ptr(std::runtime_error(
           "host executor: the cluster of blocks " + dim_text(blocks.front()) + " to " +
           dim_text(blocks.back()) + ": " + std::to_string(live) +
-          " threads wait at a barrier or collective that can never complete (cluster_sync waits "
-          "for every thread of every block of the cluster; " +
-          std::to_string(run.threads - run.arrived) + " have not arrived)")));
+          " threads wait at a barrier or collective that can never complete (" +
+          std::to_string(run.arrived) + " of the cluster's " + std::to_string(run.threads) +
+          " threads wait at cluster_sync, which waits for every one of them; an exited thread "
+          "never arrives)")));
       failed = 0;
     }
   }
