@@ -1,6 +1,7 @@
 // GoogleTest support for suites that run on every backend a build has: the
 // names to parameterize over, and a fixture that makes the backend or skips,
-// saying why, when the machine has no GPU (ctest then reports Skipped).
+// saying why, when the machine has no GPU (ctest then reports Skipped); and
+// the message of a launch's expected failure, for the tests that break a rule.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -38,5 +39,18 @@ class OnBackend : public ::testing::TestWithParam<std::string> {
   Backend& backend() { return *backend_; }
   std::unique_ptr<Backend> backend_;
 };
+
+// The message of the exception of type E that `launch` throws; a test
+// failure, and "", when it throws none.
+template <class E, class F>
+std::string thrown(F&& launch) {
+  try {
+    launch();
+  } catch (const E& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no exception of the expected type";
+  return "";
+}
 
 }  // namespace nvh

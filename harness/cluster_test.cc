@@ -71,16 +71,13 @@ struct Launch {
   }
 };
 
-// Any message of `launch`'s exception of type E.
-template <class E, class F>
-std::string thrown(F&& launch) {
-  try {
-    launch();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no exception of the expected type";
-  return "";
+// The message of the host executor's failure (an exception of type E) on
+// one cluster of `blocks_each` blocks broken by `fault`.
+template <class E>
+std::string host_failure(ClusterFault fault, uint32_t blocks_each) {
+  auto backend = make_host_backend();
+  Launch l(*backend, 1, blocks_each);
+  return thrown<E>([&] { l.run(fault); });
 }
 
 class Cluster : public OnBackend {};
@@ -106,9 +103,7 @@ INSTANTIATE_TEST_SUITE_P(Backends, Cluster, ::testing::ValuesIn(backend_names())
                          [](const auto& info) { return info.param; });
 
 TEST(ClusterOnHost, AReadBeforeTheBarrierThatOrdersTheOwnersWritesIsCaught) {
-  auto backend = make_host_backend();
-  Launch l(*backend, 1, 2);  // one cluster: the message names its blocks
-  const std::string m = thrown<MemoryViolation>([&] { l.run(ClusterFault::read_before_sync); });
+  const std::string m = host_failure<MemoryViolation>(ClusterFault::read_before_sync, 2);
   // Rank 0 takes its turn first here: its read of rank 1's bytes comes
   // before rank 1 writes them, so the write is what fails, naming the read.
   EXPECT_NE(m.find("a write over shared bytes block (0,0,0) (the cluster's rank 0) read since "
@@ -118,9 +113,7 @@ TEST(ClusterOnHost, AReadBeforeTheBarrierThatOrdersTheOwnersWritesIsCaught) {
 }
 
 TEST(ClusterOnHost, ABlockThatMayExitBeforeTheOthersReadItIsCaught) {
-  auto backend = make_host_backend();
-  Launch l(*backend, 1, 2);
-  const std::string m = thrown<MemoryViolation>([&] { l.run(ClusterFault::exit_before_reads); });
+  const std::string m = host_failure<MemoryViolation>(ClusterFault::exit_before_reads, 2);
   // Rank 1's last thread to arrive at the first barrier goes on at once,
   // reads rank 0's parts and exits; rank 0 then exits after that read.
   EXPECT_NE(m.find("block (0,0,0) (the cluster's rank 0) exits while block (1,0,0) (the "
@@ -130,9 +123,7 @@ TEST(ClusterOnHost, ABlockThatMayExitBeforeTheOthersReadItIsCaught) {
 }
 
 TEST(ClusterOnHost, AReadOfABlockThatHasExitedIsCaught) {
-  auto backend = make_host_backend();
-  Launch l(*backend, 1, 2);
-  const std::string m = thrown<MemoryViolation>([&] { l.run(ClusterFault::read_after_exit); });
+  const std::string m = host_failure<MemoryViolation>(ClusterFault::read_after_exit, 2);
   EXPECT_NE(m.find("block (1,0,0): 4-byte load"), std::string::npos) << m;
   EXPECT_NE(m.find("a read of the shared memory of block (0,0,0) (the cluster's rank 0), which "
                    "has exited"),
@@ -141,9 +132,7 @@ TEST(ClusterOnHost, AReadOfABlockThatHasExitedIsCaught) {
 }
 
 TEST(ClusterOnHost, AWriteOverBytesAnotherBlockReadIsCaught) {
-  auto backend = make_host_backend();
-  Launch l(*backend, 1, 4);
-  const std::string m = thrown<MemoryViolation>([&] { l.run(ClusterFault::overwrite_after_read); });
+  const std::string m = host_failure<MemoryViolation>(ClusterFault::overwrite_after_read, 4);
   // Rank 3's last thread to arrive at the barrier goes on at once and reads
   // rank 0's parts; rank 0, taking its turn after, overwrites them.
   EXPECT_NE(m.find("a write over shared bytes block (3,0,0) (the cluster's rank 3) read since "
@@ -154,9 +143,7 @@ TEST(ClusterOnHost, AWriteOverBytesAnotherBlockReadIsCaught) {
 }
 
 TEST(ClusterOnHost, AStoreToAnotherBlocksSharedMemoryIsNotEmulated) {
-  auto backend = make_host_backend();
-  Launch l(*backend, 1, 2);
-  const std::string m = thrown<MemoryViolation>([&] { l.run(ClusterFault::remote_store); });
+  const std::string m = host_failure<MemoryViolation>(ClusterFault::remote_store, 2);
   EXPECT_NE(m.find("4-byte store"), std::string::npos) << m;
   EXPECT_NE(m.find("which the host executor does not emulate"), std::string::npos) << m;
   // Rank 1's last thread to arrive goes on at once and stores into rank 0's.
@@ -167,35 +154,27 @@ TEST(ClusterOnHost, AStoreToAnotherBlocksSharedMemoryIsNotEmulated) {
 }
 
 TEST(ClusterOnHost, AMisalignedLoadOfAnotherBlocksSharedMemoryIsCaught) {
-  auto backend = make_host_backend();
-  Launch l(*backend, 1, 2);
-  const std::string m = thrown<MemoryViolation>([&] { l.run(ClusterFault::misaligned_remote); });
+  const std::string m = host_failure<MemoryViolation>(ClusterFault::misaligned_remote, 2);
   EXPECT_NE(m.find("4-byte load"), std::string::npos) << m;
   EXPECT_NE(m.find("is misaligned"), std::string::npos) << m;
 }
 
 TEST(ClusterOnHost, AGlobalOnlyLoadOfAnotherBlocksSharedMemoryIsCaught) {
-  auto backend = make_host_backend();
-  Launch l(*backend, 1, 2);
-  const std::string m = thrown<MemoryViolation>([&] { l.run(ClusterFault::remote_global_only); });
+  const std::string m = host_failure<MemoryViolation>(ClusterFault::remote_global_only, 2);
   EXPECT_NE(m.find("in another block's shared memory, which only generic loads reach"),
             std::string::npos)
       << m;
 }
 
 TEST(ClusterOnHost, ABarrierAThreadNeverReachesIsADeadlockNotAHang) {
-  auto backend = make_host_backend();
-  Launch l(*backend, 1, 2);
-  const std::string m = thrown<std::runtime_error>([&] { l.run(ClusterFault::one_thread_exits); });
+  const std::string m = host_failure<std::runtime_error>(ClusterFault::one_thread_exits, 2);
   EXPECT_NE(m.find("the cluster of blocks (0,0,0) to (1,0,0)"), std::string::npos) << m;
   EXPECT_NE(m.find("191 of the cluster's 192 threads wait at cluster_sync"), std::string::npos)
       << m;
 }
 
 TEST(ClusterOnHost, ARankPastTheClusterFails) {
-  auto backend = make_host_backend();
-  Launch l(*backend, 1, 4);
-  const std::string m = thrown<std::logic_error>([&] { l.run(ClusterFault::map_past_cluster); });
+  const std::string m = host_failure<std::logic_error>(ClusterFault::map_past_cluster, 4);
   EXPECT_NE(m.find("map_shared_rank to rank 4 of a cluster of 4 blocks"), std::string::npos) << m;
 }
 

@@ -77,18 +77,6 @@ struct Launch {
   }
 };
 
-// Any message of `launch`'s exception of type E.
-template <class E, class F>
-std::string thrown(F&& launch) {
-  try {
-    launch();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no exception of the expected type";
-  return "";
-}
-
 class CoResident : public OnBackend {};
 
 TEST_P(CoResident, EveryBlockAddsItsShareOverEveryPartAndTheCountersComeBackToZero) {
