@@ -526,10 +526,14 @@ void ClusterShadow::reset(const std::vector<Dim3>& blocks, std::size_t shared_by
 }
 
 void ClusterShadow::place(uint32_t rank, const unsigned char* shared) {
-  blocks_[rank].base = reinterpret_cast<uintptr_t>(shared);
+  const auto base = reinterpret_cast<uintptr_t>(shared);
+  blocks_[rank].base = base;
+  lowest_ = rank == 0 || base < lowest_ ? base : lowest_;
+  highest_end_ = rank == 0 || base + bytes_ > highest_end_ ? base + bytes_ : highest_end_;
 }
 
 int ClusterShadow::rank_of(uintptr_t a) const {
+  if (a < lowest_ || a >= highest_end_) return -1;  // every global access: one compare, no scan
   for (std::size_t r = 0; r < blocks_.size(); ++r) {
     if (a >= blocks_[r].base && a < blocks_[r].base + bytes_) return static_cast<int>(r);
   }

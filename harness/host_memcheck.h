@@ -480,7 +480,7 @@ class ClusterShadow {
  public:
   // The cluster's blocks (by rank) and their shared memory's size.
   void reset(const std::vector<Dim3>& blocks, std::size_t shared_bytes);
-  // Where block `rank`'s shared memory lies.
+  // Where block `rank`'s shared memory lies (rank 0 first).
   void place(uint32_t rank, const unsigned char* shared);
   // The rank whose shared memory holds address a, or -1.
   int rank_of(uintptr_t a) const;
@@ -512,6 +512,7 @@ class ClusterShadow {
   std::vector<Block> blocks_;
   std::size_t bytes_ = 0;
   uint32_t phase_ = 1;
+  uintptr_t lowest_ = 0, highest_end_ = 0;  // the span of the blocks' shared memory (place())
 };
 
 // The ordering duties the checker tracks for one thread (the executor keeps
