@@ -1,6 +1,20 @@
-# Sourced by the A/B call scripts (bias-ab-call.sh, fused-ab-call.sh) from the repository root,
-# with card, tag and OUT set: the 8K replay base / new / new / base, once on prefill_vec8 (base),
-# then the msweep rows' old / new comparison of the bench runs base-{1,2} and new-{1,2}.
+# Sourced by the A/B call scripts (bias-ab-call.sh, fused-ab-call.sh, cluster-sum-call.sh) from the
+# repository root, with card, tag and OUT set. The bench half: ab_bench WHICH RUN times binary
+# nvfp4-harness-WHICH's msweep rows over ab_shapes (the replay's four shapes and the sweep's three)
+# at ab_ms, the rows ab_only selects, into $OUT/$card-$tag-WHICH-RUN.json, and ab_benches runs it
+# base / new / new / base (a caller sets ab_ms and ab_only after sourcing to time others). The
+# replay half: the 8K replay base / new / new / base, once on prefill_vec8 (base), then the msweep
+# rows' old / new comparison of the bench runs base-{1,2} and new-{1,2}.
+ab_shapes=(--shape 8192x5120 --shape 5120x6144 --shape 5120x18432 --shape 36864x5120 --shape 4096x4096
+  --shape 14336x4096 --shape 4096x14336)
+ab_ms=(--m 128 --m 256 --m 512)
+ab_only=(--only "prefill_fused bias M")
+ab_bench() {  # ab_bench WHICH RUN
+  timeout 140 /tmp/bin/nvfp4-harness-$1 bench --group msweep "${ab_shapes[@]}" "${ab_ms[@]}" \
+    "${ab_only[@]}" --json "$OUT/$card-$tag-$1-$2.json" > "$OUT/bench-$1-$2.log" 2>&1
+  echo "== bench $1 $2 rc=$?"
+}
+ab_benches() { ab_bench base 1; ab_bench new 1; ab_bench new 2; ab_bench base 2; }
 replay() {  # replay WHICH RUN
   timeout 60 /tmp/bin/nvfp4-harness-$1 replay bench/nvfp4_matmul/manifests/qwen_like_prefill.json --prompt 8192 \
     --chunk 256 --json "$OUT/$card-$tag-replay-$1-$2.json" > "$OUT/replay-$1-$2.log" 2>&1

@@ -41,19 +41,14 @@ if ((memcheck)); then
     --gtest_filter='*Fused*cuda*:*GemvSlices*cuda*:*GemvScalar*cuda*' > "$OUT/memcheck.log" 2>&1
   echo "== memcheck rc=$?"; grep -E "ERROR SUMMARY|^\[  (PASSED|FAILED) " "$OUT/memcheck.log" | head
 fi
-shapes=(--shape 8192x5120 --shape 5120x6144 --shape 5120x18432 --shape 36864x5120 --shape 4096x4096
-  --shape 14336x4096 --shape 4096x14336)
-bench() {  # bench WHICH RUN
-  timeout 140 /tmp/bin/nvfp4-harness-$1 bench --group msweep "${shapes[@]}" "${ms[@]}" \
-    --only "prefill_fused bias M" --only "prefill_fused M" --json "$OUT/$card-$tag-$1-$2.json" > "$OUT/bench-$1-$2.log" 2>&1
-  echo "== bench $1 $2 rc=$?"
-}
-bench base 1; bench new 1; bench new 2; bench base 2
+source bench/nvfp4_matmul/results/ab-replays.sh
+ab_ms=("${ms[@]}")
+ab_only=(--only "prefill_fused bias M" --only "prefill_fused M")
+ab_benches
 for w in base new; do
   timeout 100 /tmp/bin/nvfp4-harness-$w bench --group decode "${decode[@]}" --json "$OUT/$card-$tag-$decode_tag-$w.json" > "$OUT/gemv-$w.log" 2>&1
   echo "== gemv $w rc=$?"
 done
-source bench/nvfp4_matmul/results/ab-replays.sh
 replays_and_comparison
 python3 ci/device/bench-ab.py "$OUT/$card-$tag-$decode_tag-base.json" "$OUT/$card-$tag-$decode_tag-new.json"
 if ((keep_replays)); then

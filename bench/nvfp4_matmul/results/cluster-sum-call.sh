@@ -3,8 +3,8 @@
 # two slices added in a cluster (FusedPlan::cluster_sum) in place of prefill_fused_sum. One call:
 # the harness's cluster tests and the fused GPU tests on the GPU; the two ways of the same split
 # side by side in one binary (msweep rows ".../k2" and ".../k2-cluster", seven shapes at M = 128,
-# 256, 512); the plan's own rows old / new / new / old (base: main's binary); the 8K replay
-# base / new / new / base and on prefill_vec8 (ab-replays.sh); last, the cluster tests and the
+# 256, 512); the plan's own rows old / new / new / old (base: main's binary) and the 8K replay
+# base / new / new / base and on prefill_vec8 (both ab-replays.sh's); last, the cluster tests and the
 # fused cluster test under compute-sanitizer (memcheck, racecheck; synccheck on the harness's).
 # build/carry2/bin.tgz holds nvfp4-harness-base (main), nvfp4-harness-new, kernels_tests and
 # harness_exec_tests (new). Usage (device): bash bench/nvfp4_matmul/results/cluster-sum-call.sh TAG
@@ -21,26 +21,19 @@ timeout 100 /tmp/bin/harness_exec_tests --gtest_filter='*Cluster*:*CoResident*:*
 echo "== exec tests rc=$?"; grep -E "^\[ +(OK|PASSED|FAILED|SKIPPED) " "$OUT/exec-tests.log" | grep -E "Cluster.*cuda|PASSED|FAILED|SKIPPED"
 timeout 150 /tmp/bin/kernels_tests --gtest_filter='*Fused*cuda*:GpuAgainstHost.*:PrefillFused*' > "$OUT/tests.log" 2>&1
 echo "== kernel tests rc=$?"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]|SKIPPED  \]|Cluster.*cuda" "$OUT/tests.log" | head
-shapes=(--shape 8192x5120 --shape 5120x6144 --shape 5120x18432 --shape 36864x5120 --shape 4096x4096
-  --shape 14336x4096 --shape 4096x14336)
-timeout 200 /tmp/bin/nvfp4-harness-new bench --group msweep "${shapes[@]}" --m 128 --m 256 --m 512 \
+source bench/nvfp4_matmul/results/ab-replays.sh
+timeout 200 /tmp/bin/nvfp4-harness-new bench --group msweep "${ab_shapes[@]}" --m 128 --m 256 --m 512 \
   --only "/k2" --json "$OUT/$card-$tag-splits.json" > "$OUT/bench-splits.log" 2>&1
 echo "== bench splits rc=$?"
 python3 - "$OUT/$card-$tag-splits.json" <<'PY'
-import json, sys, re
+import json, sys
 rows = {r['name']: r['kernel_us'] for r in json.load(open(sys.argv[1]))['rows']}
 for name, us in sorted(rows.items()):
     if '-cluster ' not in name: continue
     two = name.replace('-cluster ', ' ')
     if two in rows: print(f"{name:60s} two kernels {rows[two]:7.1f}  cluster {us:7.1f}  {us / rows[two]:.3f}")
 PY
-bench() {  # bench WHICH RUN
-  timeout 140 /tmp/bin/nvfp4-harness-$1 bench --group msweep "${shapes[@]}" --m 128 --m 256 --m 512 \
-    --only "prefill_fused bias M" --json "$OUT/$card-$tag-$1-$2.json" > "$OUT/bench-$1-$2.log" 2>&1
-  echo "== bench $1 $2 rc=$?"
-}
-bench base 1; bench new 1; bench new 2; bench base 2
-source bench/nvfp4_matmul/results/ab-replays.sh
+ab_benches
 replays_and_comparison
 for tool in memcheck racecheck synccheck; do
   timeout 60 compute-sanitizer --tool $tool --error-exitcode 9 /tmp/bin/harness_exec_tests \

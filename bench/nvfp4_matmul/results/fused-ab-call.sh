@@ -8,7 +8,7 @@
 #   split          the wgmma kernel instantiated apart for plans that store parts and plans that
 #                  store Y (split-epilogue-experiment.patch; not kept)
 # build/carry2/bin.tgz holds nvfp4-harness-base (main), nvfp4-harness-new, kernels_tests and
-# harness_exec_tests (new); the replays and the comparison are ab-replays.sh's, as bias-ab-call.sh's.
+# harness_exec_tests (new); the bench runs, the replays and the comparison are ab-replays.sh's.
 # Usage (device): bash bench/nvfp4_matmul/results/fused-ab-call.sh TAG
 set -uo pipefail
 tag="${1:-among}"
@@ -21,14 +21,7 @@ timeout 100 /tmp/bin/harness_exec_tests --gtest_filter='*CoResident*:*LastBlock*
 echo "== exec tests rc=$?"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]|SKIPPED  \]" "$OUT/exec-tests.log" | head
 timeout 200 /tmp/bin/kernels_tests --gtest_filter='*Fused*cuda*:GpuAgainstHost.*:PrefillFused*' > "$OUT/tests.log" 2>&1
 echo "== tests rc=$?"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]" "$OUT/tests.log" | head
-shapes=(--shape 8192x5120 --shape 5120x6144 --shape 5120x18432 --shape 36864x5120 --shape 4096x4096
-  --shape 14336x4096 --shape 4096x14336)
-bench() {  # bench WHICH RUN
-  timeout 140 /tmp/bin/nvfp4-harness-$1 bench --group msweep "${shapes[@]}" --m 128 --m 256 --m 512 \
-    --only "prefill_fused bias M" --json "$OUT/$card-$tag-$1-$2.json" > "$OUT/bench-$1-$2.log" 2>&1
-  echo "== bench $1 $2 rc=$?"
-}
-bench base 1; bench new 1; bench new 2; bench base 2
 source bench/nvfp4_matmul/results/ab-replays.sh
+ab_benches
 replays_and_comparison
 tar -czf "$OUT/logs.tgz" -C "$OUT" $(cd "$OUT" && ls *.log *replay*.json) && rm -f "$OUT"/*.log "$OUT"/*replay*.json
