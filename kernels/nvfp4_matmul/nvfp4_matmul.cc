@@ -240,8 +240,8 @@ void run_prefill_fused(nvh::Backend& backend, const MatmulArgs& a, const Problem
   }
   PrefillFusedParams params = whole_columns(gemv_operands(a, p), nullptr, plan.k_slices);
   nvh::Buffer own_parts;
-  if (prefill_fused_workspace_bytes(p.M, p.N, plan) > 0) {
-    const std::size_t bytes = prefill_fused_workspace_bytes(p.M, p.N, plan);
+  const std::size_t bytes = prefill_fused_workspace_bytes(p.M, p.N, plan);  // 0: no parts
+  if (bytes > 0) {
     if (!scratch) {
       own_parts = nvh::Buffer(backend, bytes, "prefill_fused parts (its own)");
       scratch = own_parts.data();
