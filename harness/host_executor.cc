@@ -66,7 +66,15 @@ void validate_shape(const LaunchShape& s) {
       bad("a cluster (blocks that meet at cluster_sync) needs uses_collectives");
     if (s.co_resident) bad("co_resident and cluster together are not emulated");
   }
+  if (s.independent_of_prior_grid && !s.overlaps_prior_grid)
+    bad("independent_of_prior_grid qualifies overlaps_prior_grid, which is off");
 }
+
+// The footprint of the last grid run here where it recorded one
+// (lets_dependents_overlap), else null: what the next launch, if independent
+// of it, is checked against. Launches on the host run one after another.
+std::mutex g_footprint_mutex;
+std::shared_ptr<const memcheck::GridFootprint> g_last_footprint;
 
 Dim3 unflatten(uint64_t i, Dim3 extent) {
   Dim3 d;
@@ -378,6 +386,7 @@ class HostBlock {
   GridRendezvous* grid_ = nullptr;  // a co-resident launch's (null otherwise)
   ClusterRun* cluster_ = nullptr;   // a clustered launch's (null otherwise)
   uint32_t rank_ = 0;               // the block's rank in it
+  bool waits_before_exit_ = false;  // independent_of_prior_grid: each thread waits before it exits
   Dim3 block_;
   unsigned char* shared_ = nullptr;
   // Threads parked in wait_global, and what the last of them waits for
@@ -422,6 +431,7 @@ void HostBlock::start(const LaunchShape& shape, Dim3 block, unsigned char* share
   cluster_ = cluster;
   rank_ = rank;
   block_ = block;
+  waits_before_exit_ = shape.independent_of_prior_grid;
   shared_ = shared;
   global_waiters_ = 0;
   threads_.assign(n, HostCtx{});
@@ -472,6 +482,9 @@ void HostBlock::start(const LaunchShape& shape, Dim3 block, unsigned char* share
       sinks_[t] = std::move(sink);
       try {
         body(threads_[t]);
+        if (waits_before_exit_ && threads_[t].order_.awaiting_prior_grid) {
+          memcheck::t_current->fail_exit_before_wait();  // the worker's scope, on this thread
+        }
       } catch (const ctx::detail::forced_unwind&) {
         throw;  // Boost.Context unwinding an abandoned fiber: let it through
       } catch (...) {
@@ -1372,6 +1385,9 @@ void run_block_plain(const LaunchShape& shape, Dim3 block, unsigned char* shared
     c.order_.linear_thread = t;
     c.order_.race = &race;
     body(c);
+    if (shape.independent_of_prior_grid && c.order_.awaiting_prior_grid) {
+      scope.fail_exit_before_wait();
+    }
   }
 }
 
@@ -1396,6 +1412,17 @@ void run_grid_on_host(const LaunchShape& shape, const HostThreadBody& body, cons
   validate_shape(shape);
   // One snapshot for the whole launch: kernels do not allocate.
   const std::shared_ptr<const memcheck::Regions> allocations = memcheck::registered_allocations();
+  // The grid before's footprint, where this launch may use it; this one's,
+  // where the launch after may (both null otherwise).
+  std::shared_ptr<const memcheck::GridFootprint> prior;
+  {
+    std::lock_guard<std::mutex> lock(g_footprint_mutex);
+    if (shape.independent_of_prior_grid) prior = g_last_footprint;
+    g_last_footprint = nullptr;
+  }
+  const auto footprint = shape.lets_dependents_overlap
+                             ? std::make_shared<memcheck::GridFootprint>(allocations)
+                             : nullptr;
   const uint64_t blocks = total_blocks(shape);
   // What a worker takes at a time: a block, or a cluster's blocks together.
   const uint32_t per_unit = is_clustered(shape) ? blocks_per_cluster(shape) : 1;
@@ -1438,6 +1465,8 @@ void run_grid_on_host(const LaunchShape& shape, const HostThreadBody& body, cons
     // This thread's accesses are checked until it returns.
     memcheck::Scope scope(kernel, allocations);
     scope.set_shared(shared, shape.shared_bytes);
+    scope.set_prior_grid(prior.get());
+    scope.set_footprint(footprint.get());
     ctx::pooled_fixedsize_stack stacks(kFiberStackBytes);
     HostBlock state(stacks);
     std::vector<std::unique_ptr<HostBlock>> cluster_states;
@@ -1480,6 +1509,8 @@ void run_grid_on_host(const LaunchShape& shape, const HostThreadBody& body, cons
     for (auto& t : pool) t.join();
   }
   if (first_error) std::rethrow_exception(first_error);
+  std::lock_guard<std::mutex> lock(g_footprint_mutex);
+  g_last_footprint = footprint;
 }
 
 }  // namespace nvh

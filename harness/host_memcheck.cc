@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <iterator>
 #include <map>
 #include <mutex>
@@ -139,6 +140,55 @@ void Scope::set_shared(const unsigned char* shared, std::size_t bytes) {
 }
 
 // The registered allocation whose whole (guards included) holds a.
+GridFootprint::GridFootprint(std::shared_ptr<const Regions> regions)
+    : regions_(std::move(regions)), bits_(regions_->size()) {
+  for (std::size_t i = 0; i < bits_.size(); ++i) {
+    const std::size_t words = ((*regions_)[i].bytes + 63) / 64;
+    bits_[i].read.reset(new std::atomic<uint64_t>[words]());
+    bits_[i].written.reset(new std::atomic<uint64_t>[words]());
+  }
+}
+
+const Region* GridFootprint::region_of(uintptr_t a, uint32_t width, std::size_t* index) const {
+  const auto after = std::upper_bound(regions_->begin(), regions_->end(), a,
+                                      [](uintptr_t x, const Region& r) { return x < r.base; });
+  if (after == regions_->begin()) return nullptr;
+  const auto it = std::prev(after);
+  if (a + width > it->base + it->bytes) return nullptr;
+  *index = static_cast<std::size_t>(it - regions_->begin());
+  return &*it;
+}
+
+void GridFootprint::record(uintptr_t a, uint32_t width, Op op) {
+  std::size_t i = 0;
+  const Region* r = region_of(a, width, &i);
+  if (!r) return;
+  const bool reads = op != Op::store, writes = op == Op::store || op == Op::atomic;
+  for (uintptr_t b = a - r->base; b < a - r->base + width; ++b) {
+    const uint64_t bit = uint64_t{1} << (b % 64);
+    if (reads) bits_[i].read[b / 64].fetch_or(bit, std::memory_order_relaxed);
+    if (writes) bits_[i].written[b / 64].fetch_or(bit, std::memory_order_relaxed);
+  }
+}
+
+bool GridFootprint::any(const std::atomic<uint64_t>* bits, uintptr_t first, uint32_t width) {
+  for (uintptr_t b = first; b < first + width; ++b) {
+    if (bits[b / 64].load(std::memory_order_relaxed) >> (b % 64) & 1u) return true;
+  }
+  return false;
+}
+
+std::string GridFootprint::conflict(uintptr_t a, uint32_t width, Op op) const {
+  std::size_t i = 0;
+  const Region* r = region_of(a, width, &i);
+  if (!r) return "";  // outside every allocation: the bounds check's to fail
+  const uintptr_t first = a - r->base;
+  if (any(bits_[i].written.get(), first, width)) return "writes";
+  const bool writes = op == Op::store || op == Op::atomic;
+  if (writes && any(bits_[i].read.get(), first, width)) return "reads";
+  return "";
+}
+
 const Region* Scope::containing(uintptr_t a) const {
   const auto after = std::upper_bound(regions_->begin(), regions_->end(), a,
                                       [](uintptr_t x, const Region& r) { return x < r.base; });
@@ -214,10 +264,24 @@ void Scope::fail_order(uintptr_t a, uint32_t width, Op op, const std::string& pr
   fail(a, width, op, problem, region ? region : nearest(a), region != nullptr);
 }
 
-void Scope::fail_before_wait(uintptr_t a, uint32_t width, Op op) const {
+void Scope::fail_before_wait(uintptr_t a, uint32_t width, Op op, const std::string& prior) const {
+  if (prior.empty()) {
+    fail_order(a, width, op,
+               "before the thread's wait_prior_grid(), in a launch that overlaps the grid before "
+               "it (programmatic dependent launch: that grid may still be writing global memory)");
+  }
   fail_order(a, width, op,
-             "before the thread's wait_prior_grid(), in a launch that overlaps the grid before it "
-             "(programmatic dependent launch: that grid may still be writing global memory)");
+             "before the thread's wait_prior_grid(), in a launch independent of the grid before "
+             "it, which " +
+                 prior + " these bytes (that grid may still be running)");
+}
+
+void Scope::fail_exit_before_wait() const {
+  throw MemoryViolation("memcheck: kernel " + std::string(kernel_) + ", thread " + dims(thread_) +
+                        ", block " + dims(block_) +
+                        ": exits before its wait_prior_grid(), in a launch independent of the "
+                        "grid before it (this grid may then end before that one, and the work "
+                        "after it on the stream relies on both)");
 }
 
 void Scope::fail_after_atomic(uintptr_t a, uint32_t width, Op op) const {

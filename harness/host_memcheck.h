@@ -14,7 +14,11 @@
 //     shared memory, and a cp.async destination is;
 //   - order: in a launch that overlaps the grid before it
 //     (LaunchShape::overlaps_prior_grid), no thread touches global memory
-//     before its wait_prior_grid(): that grid may still be writing it;
+//     before its wait_prior_grid(): that grid may still be writing it. In
+//     one independent of that grid (independent_of_prior_grid), whose grid
+//     let it start early (lets_dependents_overlap, GridFootprint), a thread
+//     may read before its wait the bytes that grid did not write and write
+//     those it neither read nor wrote, and waits before it exits;
 //   - fences around a global atomic (blocks that count their arrivals, so
 //     that the last one reads what the others stored): when a thread of a
 //     block makes the atomic, every global store a thread of that block made
@@ -78,6 +82,7 @@
 // calls it, so GPU code is what it was.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -515,6 +520,34 @@ class ClusterShadow {
   uintptr_t lowest_ = 0, highest_end_ = 0;  // the span of the blocks' shared memory (place())
 };
 
+// The global bytes one grid read and wrote, a bit a byte over the
+// allocations of its launch, set by its worker threads at once: recorded
+// where the grid lets the launch after it start early
+// (LaunchShape::lets_dependents_overlap), for that launch's rule
+// (independent_of_prior_grid): before its wait_prior_grid() a thread may
+// read bytes this grid did not write and write bytes it neither read nor
+// wrote. Hand-written: a bitmap a region, no library does this.
+class GridFootprint {
+ public:
+  explicit GridFootprint(std::shared_ptr<const Regions> regions);
+  // Records a global access of this grid (accesses outside every
+  // allocation, which the bounds check fails, are not recorded).
+  void record(uintptr_t a, uint32_t width, Op op);
+  // "" where the launch after may make this access before its wait, else
+  // what this grid did to the bytes ("writes" or "reads").
+  std::string conflict(uintptr_t a, uint32_t width, Op op) const;
+
+ private:
+  struct Bits {
+    std::unique_ptr<std::atomic<uint64_t>[]> read, written;
+  };
+  // The region holding [a, a + width) and its index, or null.
+  const Region* region_of(uintptr_t a, uint32_t width, std::size_t* index) const;
+  static bool any(const std::atomic<uint64_t>* bits, uintptr_t first, uint32_t width);
+  std::shared_ptr<const Regions> regions_;
+  std::vector<Bits> bits_;
+};
+
 // The ordering duties the checker tracks for one thread (the executor keeps
 // one per thread, and one block flag per block).
 struct ThreadOrder {
@@ -555,6 +588,14 @@ class Scope {
     cluster_ = cluster;
     cluster_rank_ = rank;
   }
+  // The grid before this launch's footprint, where this launch is
+  // independent of it and it recorded one (null: a global access before
+  // wait_prior_grid() fails); this launch's own, where it records one.
+  void set_prior_grid(const GridFootprint* prior) { prior_ = prior; }
+  void set_footprint(GridFootprint* footprint) { footprint_ = footprint; }
+  // A thread of a launch independent of the grid before it exits while it
+  // has not waited for that grid: throws MemoryViolation.
+  [[noreturn]] void fail_exit_before_wait() const;
   // `order`: the thread's ordering duties (null: none are checked).
   void set_thread(const Dim3* thread, const Dim3* block, ThreadOrder* order = nullptr) {
     thread_ = thread;
@@ -620,10 +661,18 @@ class Scope {
                          const Region* region, bool inside) const;
   [[noreturn]] void fail_order(uintptr_t a, uint32_t width, Op op,
                                const std::string& problem) const;
-  [[noreturn]] void fail_before_wait(uintptr_t a, uint32_t width, Op op) const;
+  // `prior`: what the grid before did to the bytes (GridFootprint::conflict),
+  // empty where it recorded nothing.
+  [[noreturn]] void fail_before_wait(uintptr_t a, uint32_t width, Op op,
+                                     const std::string& prior = "") const;
   // The order rules for an access outside shared memory (header comment).
   void check_order(uintptr_t a, uint32_t width, Op op) {
-    if (order_->awaiting_prior_grid) fail_before_wait(a, width, op);
+    if (order_->awaiting_prior_grid) {
+      if (!prior_) fail_before_wait(a, width, op);
+      const std::string conflict = prior_->conflict(a, width, op);
+      if (!conflict.empty()) fail_before_wait(a, width, op, conflict);
+    }
+    if (footprint_) footprint_->record(a, width, op);
     if (order_->block_atomic_unfenced && *order_->block_atomic_unfenced &&
         (op == Op::load || op == Op::cp_async_read))
       fail_after_atomic(a, width, op);
@@ -655,6 +704,8 @@ class Scope {
   const Dim3* thread_ = nullptr;
   const Dim3* block_ = nullptr;
   ThreadOrder* order_ = nullptr;
+  const GridFootprint* prior_ = nullptr;
+  GridFootprint* footprint_ = nullptr;
   ClusterShadow* cluster_ = nullptr;
   uint32_t cluster_rank_ = 0;
   Scope* previous_;

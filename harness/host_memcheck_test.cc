@@ -331,6 +331,97 @@ TEST(HostMemcheck, GlobalAccessBeforeWaitingForThePriorGridIsCaughtInFibersAndPl
   }
 }
 
+// A grid that lets the launch after it start early: every thread reads
+// word t of `in` and writes word t of `out` (16 threads, words 0..15).
+struct CopyWords {
+  struct Params {
+    const uint32_t* in;
+    uint32_t* out;
+  };
+  template <class Ctx>
+  static void body(Ctx& ctx, const Params& p) {
+    ctx.launch_dependents();
+    const uint32_t t = ctx.thread_idx().y * 4 + ctx.thread_idx().x + 8 * ctx.block_idx().x;
+    store_u32(p.out + t, load_u32(p.in + t) + 1);
+  }
+};
+
+// The launch after it, independent of it: before its wait the culprit reads
+// `read_at` and writes `write_at` (either null: not made), then every
+// thread waits unless `skip_wait` (the culprit alone then exits without).
+struct BeforeTheWait {
+  struct Params {
+    const uint32_t* read_at;
+    uint32_t* write_at;
+    bool skip_wait;
+  };
+  template <class Ctx>
+  static void body(Ctx& ctx, const Params& p) {
+    if (culprit(ctx)) {
+      if (p.read_at) load_u32(p.read_at);
+      if (p.write_at) store_u32(p.write_at, 5);
+    }
+    if (!(p.skip_wait && culprit(ctx))) ctx.wait_prior_grid();
+  }
+};
+
+// independent_of_prior_grid: before its wait a thread may touch what the
+// grid before left alone, and only that; it waits before it exits. The
+// grid before recorded what it touched (lets_dependents_overlap); one that
+// did not leaves the plain rule (nothing before the wait).
+TEST(HostMemcheck, ALaunchIndependentOfTheGridBeforeTouchesOnlyWhatThatGridLeftAlone) {
+  auto backend = make_host_backend();
+  Buffer in(*backend, 128, "in"), out(*backend, 128, "out"), other(*backend, 64, "other");
+  backend->fill(in.data(), 7, 128);
+  const auto run = [&](bool collectives, bool records, const BeforeTheWait::Params& after) {
+    LaunchShape first = grid(0, collectives);
+    first.lets_dependents_overlap = records;
+    launch_on_host<CopyWords>(first, {in.as<uint32_t>(), out.as<uint32_t>()});
+    LaunchShape second = grid(0, collectives);
+    second.overlaps_prior_grid = true;
+    second.independent_of_prior_grid = true;
+    launch_on_host<BeforeTheWait>(second, after);
+  };
+  uint32_t* const word3 = out.as<uint32_t>() + 3;
+  for (bool collectives : {false, true}) {
+    // Legal: read bytes the grid before only read, write bytes it never touched.
+    EXPECT_NO_THROW(run(collectives, true, {in.as<uint32_t>() + 3, other.as<uint32_t>(), false}));
+    // Read what it wrote; write what it read.
+    expect_parts(violation([&] {
+                   run(collectives, true, {word3, nullptr, false});
+                 }),
+                 {kCulprit, "4-byte load at " + hex(word3), "before the thread's wait_prior_grid()",
+                  "independent of the grid before it, which writes these bytes", "\"out\""});
+    expect_parts(
+        violation([&] {
+          run(collectives, true, {nullptr, in.as<uint32_t>() + 15, false});
+        }),
+        {kCulprit, "4-byte store at " + hex(in.as<uint32_t>() + 15), "which reads these bytes"});
+    // Past the 16 words the grid before touched, "out" is free to write.
+    EXPECT_NO_THROW(run(collectives, true, {nullptr, out.as<uint32_t>() + 16, false}));
+    // An exit without the wait.
+    expect_parts(violation([&] {
+                   run(collectives, true, {nullptr, nullptr, true});
+                 }),
+                 {kCulprit, "exits before its wait_prior_grid()", "BeforeTheWait"});
+    // The grid before recorded nothing: the plain rule.
+    expect_parts(violation([&] {
+                   run(collectives, false, {in.as<uint32_t>(), nullptr, false});
+                 }),
+                 {kCulprit, "in a launch that overlaps the grid before it"});
+  }
+  LaunchShape alone = grid();
+  alone.independent_of_prior_grid = true;
+  try {
+    launch_on_host<BeforeTheWait>(alone, {nullptr, nullptr, false});
+    ADD_FAILURE() << "no std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("independent_of_prior_grid qualifies overlaps_prior_grid"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // cp.async's completion (CpAsyncShadow): 64 threads (two warps) each copy 4
 // bytes into shared memory and read a neighbour's (or their own) copy, with
 // one step of the legal order left out or kept, by `order`.

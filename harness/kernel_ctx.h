@@ -89,6 +89,20 @@ struct LaunchShape {
   // it touches global memory, which that grid may still be writing; the host
   // executor holds kernels to that (host_memcheck.h).
   bool overlaps_prior_grid = false;
+  // With overlaps_prior_grid, a launch that touches nothing the grid before
+  // it writes: before its wait_prior_grid() a thread reads only global bytes
+  // that grid does not write and writes only bytes it neither reads nor
+  // writes, so it may start while that grid still runs (which that grid
+  // allows by calling launch_dependents() early); and every thread waits
+  // before it exits, so that this grid ends after that one (the work after
+  // it on the stream relies on both). The host executor checks both against
+  // the bytes that grid touched where it recorded them (lets_dependents_overlap);
+  // where it did not, any global access before the wait fails.
+  bool independent_of_prior_grid = false;
+  // The kernel calls launch_dependents() before its end, letting the launch
+  // after it start early: the host executor records which global bytes this
+  // grid reads and writes, for that launch's rule (independent_of_prior_grid).
+  bool lets_dependents_overlap = false;
   // The kernel reads shared memory through the async proxy (wgmma): the host
   // executor then tracks its generic writes to shared memory until fenced
   // (host_memcheck.h). Needs uses_collectives.
