@@ -53,10 +53,14 @@ NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::fp16>);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::bf16>);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::fp16, 2>);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::bf16, 2>);
-NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::fp16, 1, true>);
-NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::bf16, 1, true>);
-NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::fp16, 2, true>);
-NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::bf16, 2, true>);
+NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::fp16, 1, 2>);  // clusters of 2
+NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::bf16, 1, 2>);
+NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::fp16, 2, 2>);
+NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::bf16, 2, 2>);
+NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::fp16, 2, 4>);  // of 4 (a tail's)
+NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::bf16, 2, 4>);
+NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::fp16, 2, 0, true>);  // a tail's rounds
+NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::bf16, 2, 0, true>);
 NVFP4_INSTANTIATE(nvfp4::ActAmaxPartial);
 NVFP4_INSTANTIATE(nvfp4::ActGlobalScale);
 NVFP4_INSTANTIATE(nvfp4::ActQuantize);

@@ -202,25 +202,27 @@ void run_gemv_mma(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) 
 }
 
 // prefill_fused as its plan says (prefill_fused_plan.h): one block shape,
-// and with K split across blocks the parts in the workspace, then their sum.
-// With a tail split, first the tiles before the tail in one slice (they
-// write Y), then the tail's as above.
+// and with K split across blocks the parts in the workspace, then their sum,
+// or the slices meeting in clusters. With a tail split, first the tiles
+// before the tail in one slice (they write Y), then the tail's as above.
 template <class Fused>
 void run_prefill_fused_shape(nvh::Backend& backend, PrefillFusedParams params,
                              const FusedPlan& plan) {
-  if constexpr (kIsWgmmaShape<Fused>) {
-    if (plan.cluster_sum) {
-      launch_fused_cluster_sum<Fused>(backend, params);
-      return;
-    }
-  }
   if (plan.tail_tiles > 0) {
     PrefillFusedParams rounds = params;
     rounds.k_slices = 1;
     rounds.n_end = prefill_fused_tail_begin(plan, params.N);
-    launch_fused<Fused>(backend, Fused::shape(rounds), rounds);
+    nvh::LaunchShape shape = Fused::shape(rounds);
+    shape.lets_dependents_overlap = plan.cluster_sum;  // the tail's clusters start early
+    launch_fused<Fused>(backend, shape, rounds);
     params.n_begin = rounds.n_end;
     params.k_slices = plan.tail_k_slices;
+  }
+  if constexpr (kIsWgmmaShape<Fused>) {
+    if (plan.cluster_sum) {
+      launch_fused_cluster_sum<Fused>(backend, params, plan.tail_tiles > 0);
+      return;
+    }
   }
   launch_fused<Fused>(backend, Fused::shape(params), params);
   if (params.k_slices > 1) {

@@ -10,8 +10,9 @@
 namespace nvfp4 {
 namespace {
 
-static_assert(kFusedMaxClusterSlices == PrefillFusedWgmmaTiles<2>::kClusterSlices,
-              "the plan's cluster splits are the ones the kernel adds");
+static_assert(PrefillFusedWgmmaTiles<2>::adds_in_a_cluster(kFusedMaxClusterSlices) &&
+                  PrefillFusedWgmmaTiles<2>::adds_in_a_cluster(kFusedTailClusterSlices),
+              "the plan's cluster splits are ones the kernel adds");
 
 // What the plan needs of a shape: its block's rows of A and W, and how many
 // of its blocks an SM holds (kMinBlocksPerSM: by shared memory, registers
@@ -95,7 +96,13 @@ FusedPlan with_tail(int64_t M, int64_t K, FusedShape shape, const ShapeFacts& f,
     if (cost(s) < cost(best)) best = s;
   }
   if (best == 1) return {shape, 1};
-  return {shape, 1, 1, tail, static_cast<int32_t>(best)};
+  FusedPlan plan{shape, 1, 1, tail, static_cast<int32_t>(best)};
+  if (shape == FusedShape::w256n128 && best >= kFusedTailClusterSlices &&
+      tail <= kFusedClustersOfFour) {
+    plan.tail_k_slices = kFusedTailClusterSlices;
+    plan.cluster_sum = true;
+  }
+  return plan;
 }
 
 }  // namespace
@@ -167,21 +174,23 @@ bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N,
 const char* prefill_fused_variant_name(const FusedPlan& plan) {
   if (plan.gemv_slices > 1) return GemvMmaSlices16::variant_name(plan.gemv_slices);
   // [shape][k][0]: k slices over every tile; [shape][k][1]: one slice, the
-  // tail's tiles in k; [shape][k][2]: k slices meeting in a cluster.
+  // tail's tiles in k; [shape][k][2]: k slices meeting in a cluster;
+  // [shape][k][3]: the tail's k meeting in a cluster.
   static const auto names = [] {
-    std::array<std::array<std::array<std::string, 3>, kFusedMaxKSlices + 1>, 6> n;
+    std::array<std::array<std::array<std::string, 4>, kFusedMaxKSlices + 1>, 6> n;
     const char* shapes[] = {"m16n64", "m32n128", "m64n128", "m128n128", "w128n128", "w256n128"};
     for (std::size_t s = 0; s < n.size(); ++s) {
       for (int32_t k = 1; k <= kFusedMaxKSlices; ++k) {
         n[s][k][0] = std::string(shapes[s]) + (k > 1 ? "/k" + std::to_string(k) : "");
         n[s][k][1] = std::string(shapes[s]) + "/tail-k" + std::to_string(k);
         n[s][k][2] = std::string(shapes[s]) + "/k" + std::to_string(k) + "-cluster";
+        n[s][k][3] = n[s][k][1] + "-cluster";
       }
     }
     return n;
   }();
   const bool tail = plan.tail_tiles > 0;
-  const std::size_t kind = tail ? 1 : plan.cluster_sum ? 2 : 0;
+  const std::size_t kind = (tail ? 1 : 0) + (plan.cluster_sum ? 2 : 0);
   return names[static_cast<std::size_t>(plan.shape)][tail ? plan.tail_k_slices : plan.k_slices]
               [kind]
                   .c_str();
@@ -194,11 +203,12 @@ int64_t prefill_fused_tail_begin(const FusedPlan& plan, int64_t N) {
 }
 
 std::size_t prefill_fused_workspace_bytes(int64_t M, int64_t N, const FusedPlan& plan) {
+  if (plan.cluster_sum) return 0;
   if (plan.tail_tiles > 0) {
     const int64_t tail_cols = N - prefill_fused_tail_begin(plan, N);
     return static_cast<std::size_t>(plan.tail_k_slices * M * tail_cols) * sizeof(float) + 16;
   }
-  if (plan.k_slices == 1 || plan.cluster_sum) return 0;
+  if (plan.k_slices == 1) return 0;
   return static_cast<std::size_t>(plan.k_slices * M * N) * sizeof(float) + 16;
 }
 

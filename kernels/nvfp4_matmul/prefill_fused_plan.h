@@ -38,12 +38,14 @@ struct FusedPlan {
   // shorter. k_slices is then 1: the first launch writes Y.
   int64_t tail_tiles = 0;
   int32_t tail_k_slices = 1;
-  // w256n128's two K slices (kFusedMaxClusterSlices, no tail) meet in a
-  // cluster: the blocks of a tile add their sums in the cluster's shared
-  // memory and write Y (prefill_fused_wgmma.cuh, cluster_sum); no parts, no
-  // prefill_fused_sum. 0.89 to 0.97x the two kernels on an H100 where the
-  // plans take it (w128n128's split: 0.94 to 1.04x, not taken; PERF.md,
-  // 2026-12-06).
+  // w256n128's K slices meet in a cluster: the blocks of a tile add their
+  // sums in the cluster's shared memory and write Y (prefill_fused_wgmma.cuh,
+  // cluster_sum); no parts, no prefill_fused_sum. Two slices over every tile
+  // (k_slices, kFusedMaxClusterSlices): 0.89 to 0.97x the two kernels on an
+  // H100 where the plans take it (w128n128's split: 0.94 to 1.04x, not
+  // taken; PERF.md, 2026-12-06). A tail split the model puts in four slices
+  // or more: four (tail_k_slices) in clusters of four, where the H200 holds
+  // the tail's clusters at once (kFusedClustersOfFour).
   bool cluster_sum = false;
 };
 
@@ -57,6 +59,10 @@ inline constexpr int32_t kFusedMaxKSlices = 8;
 // 2026-12-04), fewer than the plans' tiles ask for (40 of 3 on 5120 x 6144):
 // those would run in two waves (89.7 us there against 41.0).
 inline constexpr int32_t kFusedMaxClusterSlices = 2;
+// A tail split's clusters of four (FusedPlan::cluster_sum with tail_tiles):
+// at most this many, the H200's count above, so that they run at once.
+inline constexpr int32_t kFusedTailClusterSlices = 4;
+inline constexpr int64_t kFusedClustersOfFour = 30;
 
 // The shape by M (the smallest that holds M's rows, 128 rows a block above
 // 64; with wgmma, w128n128 up to M = 128 and w256n128 above, which measured faster than the
@@ -111,7 +117,8 @@ bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N,
                                     int64_t fill_percent = kFusedRoundFillPercent);
 
 // "m16n64", ...; with k_slices > 1 "m16n64/k4"; with a tail split
-// "w256n128/tail-k5"; slices that meet in a cluster "w256n128/k2-cluster";
+// "w256n128/tail-k5"; slices that meet in a cluster "w256n128/k2-cluster",
+// a tail's "w256n128/tail-k4-cluster";
 // the GEMV-shaped path "gemv16/slices12" (the route log's variant).
 const char* prefill_fused_variant_name(const FusedPlan& plan);
 

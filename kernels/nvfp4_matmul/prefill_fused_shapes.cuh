@@ -44,43 +44,78 @@ inline constexpr bool kIsWgmmaShape = false;
 template <int kATiles>
 inline constexpr bool kIsWgmmaShape<PrefillFusedWgmmaTiles<kATiles>> = true;
 
-// Launches a shape's kernel. The wgmma shape is a kernel a kind
-// (PrefillFusedWgmmaOf), picked here by the operands' kind, whose
-// parameters add the TMA's map of A; kClusterSum (wgmma shapes) picks its
-// kernel whose K slices meet in a cluster (launch_fused_cluster_sum).
-template <class Fused, bool kClusterSum = false>
-void launch_fused(nvh::Backend& backend, const nvh::LaunchShape& shape,
-                  const PrefillFusedParams& params) {
-  if constexpr (kIsWgmmaShape<Fused>) {
-    constexpr int kTiles = Fused::kATiles;
-    const PrefillFusedWgmmaParams with_map = Fused::with_a_map(params);  // the TMA's map of A
-    if (params.kind == nvh::HalfKind::fp16) {
-      nvh::launch<PrefillFusedWgmmaOf<nvh::HalfKind::fp16, kTiles, kClusterSum>>(backend, shape,
-                                                                                 with_map);
-    } else {
-      nvh::launch<PrefillFusedWgmmaOf<nvh::HalfKind::bf16, kTiles, kClusterSum>>(backend, shape,
-                                                                                 with_map);
-    }
+// A wgmma shape's kernel of the operands' kind (PrefillFusedWgmmaOf),
+// whose parameters add the TMA's maps.
+template <class Fused, int kClusterSlices, bool kLetsDependentsStart>
+void launch_wgmma_of_kind(nvh::Backend& backend, const nvh::LaunchShape& shape,
+                          const PrefillFusedParams& params) {
+  constexpr int kTiles = Fused::kATiles;
+  const PrefillFusedWgmmaParams with_map = Fused::with_a_map(params);  // the TMA's map of A
+  if (params.kind == nvh::HalfKind::fp16) {
+    nvh::launch<
+        PrefillFusedWgmmaOf<nvh::HalfKind::fp16, kTiles, kClusterSlices, kLetsDependentsStart>>(
+        backend, shape, with_map);
   } else {
-    static_assert(!kClusterSum, "the slices meet in a cluster in the wgmma kernel only");
-    nvh::launch<Fused>(backend, shape, params);
+    nvh::launch<
+        PrefillFusedWgmmaOf<nvh::HalfKind::bf16, kTiles, kClusterSlices, kLetsDependentsStart>>(
+        backend, shape, with_map);
   }
 }
 
+// Launches a shape's kernel. The wgmma shape is a kernel a kind, picked
+// here; kClusterSlices (wgmma shapes) picks its kernel whose K slices meet
+// in clusters of that many blocks (launch_fused_cluster_sum), and
+// shape.lets_dependents_overlap w256n128's kernel that lets a clustered
+// tail's launch start early (its whole rounds: run_prefill_fused_shape).
+template <class Fused, int kClusterSlices = 0>
+void launch_fused(nvh::Backend& backend, const nvh::LaunchShape& shape,
+                  const PrefillFusedParams& params) {
+  if constexpr (kIsWgmmaShape<Fused>) {
+    if (!shape.lets_dependents_overlap) {
+      launch_wgmma_of_kind<Fused, kClusterSlices, false>(backend, shape, params);
+      return;
+    }
+    if constexpr (kClusterSlices == 0 && Fused::kATiles == 2) {
+      launch_wgmma_of_kind<Fused, 0, true>(backend, shape, params);
+      return;
+    }
+  } else {
+    static_assert(kClusterSlices == 0, "the slices meet in a cluster in the wgmma kernel only");
+    if (!shape.lets_dependents_overlap) {
+      nvh::launch<Fused>(backend, shape, params);
+      return;
+    }
+  }
+  throw std::invalid_argument(
+      "launch_fused: lets_dependents_overlap, where only w256n128's one-slice kernel lets the "
+      "launch after it start early (a tail split's whole rounds)");
+}
+
 // A wgmma shape's K split whose slices meet in a cluster
-// (FusedPlan::cluster_sum): one launch in clusters of the k_slices blocks of
-// a tile (grid.z), which add their sums in the cluster's shared memory and
-// write Y; no parts, no prefill_fused_sum.
+// (FusedPlan::cluster_sum): one launch over the params' columns in clusters
+// of the k_slices blocks of a tile (grid.z), which add their sums in the
+// cluster's shared memory and write Y; no parts, no prefill_fused_sum.
+// `after_rounds`: a tail split's, launched to overlap the whole rounds'
+// launch before it (independent_of_prior_grid: it touches none of the
+// columns those write, and its blocks wait for that grid before they exit).
 template <class Fused>
-void launch_fused_cluster_sum(nvh::Backend& backend, const PrefillFusedParams& params) {
-  if (params.k_slices != static_cast<int32_t>(Fused::kClusterSlices)) {
+void launch_fused_cluster_sum(nvh::Backend& backend, const PrefillFusedParams& params,
+                              bool after_rounds = false) {
+  if (!Fused::adds_in_a_cluster(params.k_slices)) {
     throw std::invalid_argument(
         "launch_fused_cluster_sum: k_slices = " + std::to_string(params.k_slices) +
-        ", where a cluster adds " + std::to_string(Fused::kClusterSlices));
+        ", which this shape's (" + std::to_string(Fused::kTileRows) +
+        " rows of A a block) clusters do not add");
   }
   nvh::LaunchShape shape = Fused::shape(params);
   shape.cluster = {1, 1, shape.grid.z};
-  launch_fused<Fused, true>(backend, shape, params);
+  shape.overlaps_prior_grid = after_rounds;
+  shape.independent_of_prior_grid = after_rounds;
+  if (params.k_slices == 2) {
+    launch_fused<Fused, 2>(backend, shape, params);
+  } else if constexpr (Fused::adds_in_a_cluster(4)) {
+    launch_fused<Fused, 4>(backend, shape, params);
+  }
 }
 
 }  // namespace nvfp4

@@ -181,30 +181,50 @@ struct HandLaunch {
 // A plan's tail split (prefill_fused_plan.h, FusedPlan::tail_tiles): the
 // tiles before the tail in one slice writing Y, then the tail's over
 // [n_begin, N) in k slices, their parts ([k][M][N - n_begin]) summed over
-// those columns alone. The plan takes it only past 132 tiles over N, too
-// large for the host executor, so the launches here are the runner's
-// (run_prefill_fused_shape), by hand, with the tail one and two tiles in,
-// split 2 and 3 ways. In exact mode (every partial sum exact in fp32) they
-// must give prefill_vec8's bits, every output written once: Y starts as
-// 0xFF bytes, a NaN no output is.
+// those columns alone, or (wgmma shapes, the counts their clusters add)
+// the tail's slices meeting in clusters. The plan takes it only past 132
+// tiles over N, too large for the host executor, so the launches here are
+// the runner's (run_prefill_fused_shape), by hand, with the tail one and
+// two tiles in, split 2, 3 and 4 ways. In exact mode (every partial sum
+// exact in fp32) they must give prefill_vec8's bits, every output written
+// once: Y starts as 0xFF bytes, a NaN no output is.
 template <class F>
 void expect_tail_split_gives_prefill_vec8s_bits(nvh::Backend& backend, int64_t M) {
   const int64_t cols = F::kTileCols, N = 2 * cols + 72, K = 768;
   HandLaunch run(backend, M, N, K, static_cast<uint64_t>(M));
   for (int64_t tail_first : {1, 2}) {
-    for (int32_t k : {2, 3}) {
-      backend.fill(run.Y.data(), 0xFF, run.Y.bytes());
-      nvh::Buffer parts(backend, k * M * (N - tail_first * cols) * 4, "tail parts");
-      PrefillFusedParams rounds = run.params(1);
-      rounds.n_end = tail_first * cols;
-      launch_fused<F>(backend, F::shape(rounds), rounds);
-      PrefillFusedParams tail = run.params(k);
-      tail.parts = static_cast<float*>(parts.data());
-      tail.n_begin = rounds.n_end;
-      launch_fused<F>(backend, F::shape(tail), tail);
-      nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(tail), tail);
-      EXPECT_TRUE(run.y_is_prefill_vec8s())
-          << "M = " << M << ", tail from tile " << tail_first << " in " << k << " slices";
+    for (int32_t k : {2, 3, 4}) {
+      for (bool cluster : {false, true}) {
+        if constexpr (kIsWgmmaShape<F>) {
+          if (cluster && !F::adds_in_a_cluster(k)) continue;
+        } else if (cluster) {
+          continue;
+        }
+        backend.fill(run.Y.data(), 0xFF, run.Y.bytes());
+        nvh::Buffer parts(backend, k * M * (N - tail_first * cols) * 4, "tail parts");
+        PrefillFusedParams rounds = run.params(1);
+        rounds.n_end = tail_first * cols;
+        // w256n128's clustered tail overlaps the rounds, as the runner
+        // launches it; w128n128's (no plan's) is launched after them.
+        bool overlap = false;
+        if constexpr (kIsWgmmaShape<F>) overlap = cluster && F::kATiles == 2;
+        nvh::LaunchShape shape = F::shape(rounds);
+        shape.lets_dependents_overlap = overlap;
+        launch_fused<F>(backend, shape, rounds);
+        PrefillFusedParams tail = run.params(k);
+        tail.n_begin = rounds.n_end;
+        if constexpr (kIsWgmmaShape<F>) {
+          if (cluster) launch_fused_cluster_sum<F>(backend, tail, overlap);
+        }
+        if (!cluster) {
+          tail.parts = static_cast<float*>(parts.data());
+          launch_fused<F>(backend, F::shape(tail), tail);
+          nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(tail), tail);
+        }
+        EXPECT_TRUE(run.y_is_prefill_vec8s())
+            << "M = " << M << ", tail from tile " << tail_first << " in " << k << " slices"
+            << (cluster ? " meeting in clusters" : "");
+      }
     }
   }
 }
@@ -224,20 +244,21 @@ TEST_P(FusedOnBackend, ATailSplitGivesPrefillVec8sBits) {
 // weight paths (exact mode's g = 2^e, and the generator's g otherwise).
 template <class F>
 void expect_cluster_sum_gives_the_two_kernels_bits(nvh::Backend& backend, int64_t M, int64_t N,
-                                                   int64_t K, DType t, bool exact) {
+                                                   int64_t K, DType t, bool exact,
+                                                   int32_t slices = 2) {
   HandLaunch run(backend, M, N, K, static_cast<uint64_t>(M + N), t, exact);
   const std::string what = std::to_string(M) + " x " + std::to_string(N) + " x " +
                            std::to_string(K) + (t == DType::fp16 ? " fp16" : " bf16") +
-                           (exact ? " exact" : "");
+                           (exact ? " exact" : "") + ", " + std::to_string(slices) + " slices";
   backend.fill(run.Y.data(), 0xFF, run.Y.bytes());  // a NaN no output is
-  nvh::Buffer parts(backend, 2 * M * N * 4, "parts");
-  PrefillFusedParams two = run.params(2);
-  two.parts = static_cast<float*>(parts.data());
-  launch_fused<F>(backend, F::shape(two), two);
-  nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(two), two);
+  nvh::Buffer parts(backend, slices * M * N * 4, "parts");
+  PrefillFusedParams split = run.params(slices);
+  split.parts = static_cast<float*>(parts.data());
+  launch_fused<F>(backend, F::shape(split), split);
+  nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(split), split);
   const std::vector<uint16_t> want = run.y();
   backend.fill(run.Y.data(), 0xFF, run.Y.bytes());
-  launch_fused_cluster_sum<F>(backend, run.params(2));
+  launch_fused_cluster_sum<F>(backend, run.params(slices));
   EXPECT_TRUE(run.y() == want) << what;
   EXPECT_TRUE(std::find(want.begin(), want.end(), uint16_t{0xFFFF}) == want.end()) << what;
 }
@@ -252,6 +273,33 @@ TEST_P(FusedOnBackend, SlicesThatMeetInAClusterGiveTheTwoKernelsBits) {
       backend(), 140, 262, 1024, DType::bf16, false);
   expect_cluster_sum_gives_the_two_kernels_bits<PrefillFusedWgmmaTiles<2>>(backend(), 256, 128, 768,
                                                                            DType::fp16, true);
+  // Four slices (a tail split's clusters): 6 steps of K in slices of 2, 2,
+  // 1 and 1 steps; each block adds a quarter of the tile's rows.
+  expect_cluster_sum_gives_the_two_kernels_bits<PrefillFusedWgmmaTiles<2>>(backend(), 200, 134, 768,
+                                                                           DType::bf16, false, 4);
+  expect_cluster_sum_gives_the_two_kernels_bits<PrefillFusedWgmmaTiles<2>>(
+      backend(), 256, 128, 1024, DType::fp16, true, 4);
+}
+
+// A cluster adds the slice counts its kernel was made for: any other is
+// refused before launching, naming it.
+TEST_P(FusedOnBackend, AClusterOfASliceCountItDoesNotAddIsRefused) {
+  HandLaunch run(backend(), 140, 128, 768, 3);
+  const auto refused = [&](auto tag, int32_t slices) {
+    using F = typename decltype(tag)::type;
+    try {
+      launch_fused_cluster_sum<F>(backend(), run.params(slices));
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("launched");
+  };
+  EXPECT_EQ(refused(FusedShapeTag<PrefillFusedWgmmaTiles<2>>{}, 3),
+            "launch_fused_cluster_sum: k_slices = 3, which this shape's (256 rows of A a block) "
+            "clusters do not add");
+  EXPECT_EQ(refused(FusedShapeTag<PrefillFusedWgmma>{}, 4),
+            "launch_fused_cluster_sum: k_slices = 4, which this shape's (128 rows of A a block) "
+            "clusters do not add");
 }
 
 // Past CUDA's 65535 rows of blocks a block loops over the tiles of A
@@ -311,9 +359,12 @@ TEST_P(FusedOnBackend, APlanWithATailGivesPrefillVec8sBits) {
     int64_t M, N, K;
     const char* plan;
   };
-  // 133 tiles: one past the round; 288 tiles, the last of 64 rows: 24 past two.
+  // 133 tiles: one past the round; 288 tiles, the last of 64 rows: 24 past
+  // two, in two slices (the parts fit no more at K = 2048) or in clusters of
+  // four.
   for (const Shape& t :
-       {Shape{100, 17024, 1024, "w128n128/tail-k2"}, Shape{200, 36800, 2048, "w256n128/tail-k2"}}) {
+       {Shape{100, 17024, 1024, "w128n128/tail-k2"}, Shape{200, 36800, 2048, "w256n128/tail-k2"},
+        Shape{200, 36800, 5120, "w256n128/tail-k4-cluster"}}) {
     CaseSpec s = fused_case(t.M, t.N, t.K, DType::bf16, true, true, 11);
     s.options.force_route = Route::prefill_fused;
     const CaseInputs in = make_inputs(s);
@@ -403,7 +454,12 @@ TEST(PrefillFusedPlan, ShapeByMSlicesByTheBlocksLeft) {
   EXPECT_NE(plan(256, 10240, 4096, true), "w256n128");
   // More tiles over N than multiprocessors, with wgmma and one block over
   // M: the tiles past the last whole round split along K (tail_tiles).
-  EXPECT_EQ(plan(256, 36864, 5120, true), "w256n128/tail-k5");  // 288 tiles: 24 past 2 rounds
+  // 288 tiles: 24 past 2 rounds, which the model splits in 5; w256n128
+  // takes 4 in clusters of four (at most kFusedClustersOfFour: 30 do, 31 not).
+  EXPECT_EQ(plan(256, 36864, 5120, true), "w256n128/tail-k4-cluster");
+  EXPECT_EQ(plan(256, (264 + 30) * 128, 5120, true), "w256n128/tail-k4-cluster");
+  EXPECT_EQ(plan(256, (264 + 31) * 128, 5120, true), "w256n128/tail-k4");
+  EXPECT_EQ(plan(200, 36800, 5120, true), "w256n128/tail-k4-cluster");
   EXPECT_EQ(plan(128, 36864, 5120, true), "w128n128/tail-k5");
   EXPECT_EQ(plan(256, 18944, 3584, true), "w256n128/tail-k3");  // 16 past; parts: K / 4M = 3
   EXPECT_EQ(plan(256, 33792, 4096, true), "w256n128");          // 264 tiles: two whole rounds
@@ -413,7 +469,8 @@ TEST(PrefillFusedPlan, ShapeByMSlicesByTheBlocksLeft) {
   const FusedPlan tail = prefill_fused_plan(256, 36864 - 64, 5120, true);
   EXPECT_EQ(tail.tail_tiles, 24);
   EXPECT_EQ(tail.k_slices, 1);
-  EXPECT_EQ(tail.tail_k_slices, 5);
+  EXPECT_EQ(tail.tail_k_slices, 4);
+  EXPECT_TRUE(tail.cluster_sum);
   // How the plan's blocks fill their rounds (the crossover at M = 448..512):
   // blocks over M, N and K slices, rounds of 132 slots, the fill counted
   // over every round, K slices of 4096 values or more.
@@ -442,14 +499,18 @@ TEST(PrefillFusedPlan, ShapeByMSlicesByTheBlocksLeft) {
   EXPECT_EQ(rounds(512, 5120, 6144), "240 in 2 x 132, slices of 2048");  // k3 over two rounds
   EXPECT_FALSE(fills(512, 5120, 6144));
   // A tail split: each launch its own rounds (264 whole tiles, then 24 in
-  // 5 slices); 148 tiles: 132, then 16 in 3 slices.
-  EXPECT_EQ(rounds(256, 36864, 5120), "384 in 3 x 132, slices of 5120");
+  // 4 slices); 148 tiles: 132, then 16 in 3 slices.
+  EXPECT_EQ(rounds(256, 36864, 5120), "360 in 3 x 132, slices of 5120");
   EXPECT_EQ(rounds(256, 18944, 3584), "180 in 2 x 132, slices of 3584");
   EXPECT_EQ(rounds(12, 4096, 4096), "0 in 0 x 0, slices of 0");  // the GEMV-shaped path
   EXPECT_FALSE(fills(12, 4096, 4096));
-  // The tail's parts: 23 whole tiles and the last 64 columns.
-  EXPECT_EQ(prefill_fused_workspace_bytes(256, 36864 - 64, tail),
-            std::size_t{5} * 256 * (23 * 128 + 64) * 4 + 16);
+  // The tail's parts: 23 whole tiles and the last 64 columns; none where
+  // its slices meet in clusters.
+  const FusedPlan parted = prefill_fused_plan(128, 36864 - 64, 5120, true);
+  EXPECT_EQ(parted.tail_k_slices, 5);
+  EXPECT_EQ(prefill_fused_workspace_bytes(128, 36864 - 64, parted),
+            std::size_t{5} * 128 * (23 * 128 + 64) * 4 + 16);
+  EXPECT_EQ(prefill_fused_workspace_bytes(256, 36864 - 64, tail), 0u);
   // Never a slice without a step, never parts over half the [N, K] scratch.
   for (bool wgmma : {false, true}) {
     for (int64_t M : {9, 16, 33, 64, 100, 300}) {

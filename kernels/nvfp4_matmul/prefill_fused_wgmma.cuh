@@ -502,10 +502,10 @@ struct PrefillFusedWgmmaTiles {
   }
 
   // The K split's slices added in the cluster's shared memory, in place of
-  // prefill_fused_sum (FusedPlan::cluster_sum): a tile's k_slices blocks
-  // (grid.z) run as one cluster (LaunchShape::cluster {1, 1, k_slices}, so
+  // prefill_fused_sum (FusedPlan::cluster_sum): a tile's kSlices blocks
+  // (grid.z) run as one cluster (LaunchShape::cluster {1, 1, kSlices}, so
   // a block's rank is its slice). Each parks its fp32 sums in its drained
-  // stages, meets the others, adds its 1 / k_slices of the tile's rows over
+  // stages, meets the others, adds its 1 / kSlices of the tile's rows over
   // every block's sums in slice order (the order prefill_fused_sum adds the
   // parts in: the same bits), and stores Y; meeting again keeps its sums
   // until the others have read them. No parts through the L2, no second
@@ -518,22 +518,28 @@ struct PrefillFusedWgmmaTiles {
   // (8 columns g by 4 row pairs t) then fall on 32 banks.
   static constexpr uint32_t kSumPitch = kTileCols + 4;
   static_assert(kTileRows * kSumPitch * 4 <= kStages * kStageBytes, "the sums fit the stages");
-  // Two slices, each block adding half the tile's rows. A thread's outputs
-  // are 4 columns (one group, the same in every row it takes: the block's
-  // threads cover 8 rows a pass) of kRowsAtOnce rows at once, every slice's
-  // loads of them issued before the first add (the reads of the other
-  // block's shared memory take the cluster's network), the bias of its
-  // columns loaded once before any store.
-  static constexpr uint32_t kClusterSlices = 2;
+  // The slice counts whose blocks meet in a cluster: two, and four with two
+  // tiles of A (a tail split's, FusedPlan::tail_k_slices; the H200 holds 30
+  // clusters of four of these blocks, PERF.md). Each is a kernel of its own.
+  NVH_HD static constexpr bool adds_in_a_cluster(int32_t slices) {
+    return slices == 2 || (kATiles == 2 && slices == 4);
+  }
+  // Each block adds 1 / kSlices of the tile's rows. A thread's outputs are 4
+  // columns (one group, the same in every row it takes: the block's threads
+  // cover 8 rows a pass) of 8 / kSlices rows at once, every slice's loads of
+  // them (8 of 16 bytes, whatever kSlices) issued before the first add (the
+  // reads of the other blocks' shared memory take the cluster's network),
+  // the bias of its columns loaded once before any store.
   static constexpr uint32_t kQuads = kTileCols / 4;                  // groups of 4 a row
   static constexpr uint32_t kRowsAPass = kMaxBlockThreads / kQuads;  // 8
-  static constexpr uint32_t kRowsAtOnce = 4;
-  static constexpr uint32_t kShareRows = kTileRows / kClusterSlices;  // 64 or 128
-  static_assert(kShareRows % (kRowsAPass * kRowsAtOnce) == 0, "whole passes over a share");
+  static constexpr uint32_t kLoadsAtOnce = 8;
 
-  template <nvh::HalfKind kKind, class Ctx>
+  template <nvh::HalfKind kKind, int kSlices, class Ctx>
   NVH_HD static void cluster_sum(Ctx& ctx, const Params& p, const Tile& tile, const Place& w,
                                  float restore, const float acc[kSums], uint8_t* stages) {
+    static_assert(adds_in_a_cluster(kSlices), "a cluster's slice count");
+    constexpr uint32_t kShareRows = kTileRows / kSlices, kRowsAtOnce = kLoadsAtOnce / kSlices;
+    static_assert(kShareRows % (kRowsAPass * kRowsAtOnce) == 0, "whole passes over a share");
     float* sums = reinterpret_cast<float*>(stages);
     ctx.sync_threads();  // every warpgroup's wgmmas are done with the stages
     const uint32_t row0 = 2 * w.t, col0 = w.w_row0();
@@ -552,17 +558,17 @@ struct PrefillFusedWgmmaTiles {
         if (n + j < p.N) bias[j] = load_bias<kKind>(p, n + j);
       }
     }
-    const float* slice_sums[kClusterSlices];
+    const float* slice_sums[kSlices];
     NVH_UNROLL
-    for (uint32_t z = 0; z < kClusterSlices; ++z) slice_sums[z] = ctx.map_shared_rank(sums, z) + c;
+    for (uint32_t z = 0; z < kSlices; ++z) slice_sums[z] = ctx.map_shared_rank(sums, z) + c;
     const uint32_t first = ctx.cluster_rank() * kShareRows + tid / kQuads;
     for (uint32_t pass = 0; pass < kShareRows / kRowsAPass; pass += kRowsAtOnce) {
-      nvh::U32x4 v[kRowsAtOnce][kClusterSlices];
+      nvh::U32x4 v[kRowsAtOnce][kSlices];
       NVH_UNROLL
       for (uint32_t i = 0; i < kRowsAtOnce; ++i) {
         const uint32_t r = first + (pass + i) * kRowsAPass;
         NVH_UNROLL
-        for (uint32_t z = 0; z < kClusterSlices; ++z) {
+        for (uint32_t z = 0; z < kSlices; ++z) {
           v[i][z] = nvh::load_generic_u32x4(slice_sums[z] + r * kSumPitch);
         }
       }
@@ -573,7 +579,7 @@ struct PrefillFusedWgmmaTiles {
         float sum[4];
         PrefillFusedSum::set_sums(v[i][0], sum);  // slice order, as prefill_fused_sum adds
         NVH_UNROLL
-        for (uint32_t z = 1; z < kClusterSlices; ++z) PrefillFusedSum::add_sums(v[i][z], sum);
+        for (uint32_t z = 1; z < kSlices; ++z) PrefillFusedSum::add_sums(v[i][z], sum);
         NVH_UNROLL
         for (int j = 0; j < 4; ++j) {
           if (NVFP4_PROBE(n + j < p.N)) {
@@ -582,10 +588,12 @@ struct PrefillFusedWgmmaTiles {
         }
       }
     }
-    ctx.cluster_sync();  // the other block is done reading this one's sums
+    ctx.cluster_sync();  // the other blocks are done reading this one's sums
   }
 
-  template <nvh::HalfKind kKind, bool kClusterSum = false, class Ctx>
+  // kClusterSlices: 0, the blocks store Y or parts (store); 2 or 4, the
+  // blocks of a tile's K slices meet in a cluster (cluster_sum).
+  template <nvh::HalfKind kKind, int kClusterSlices = 0, class Ctx>
   NVH_HD static void run_tile(Ctx& ctx, const Params& p, const Tile& tile, const Place& w,
                               Ring& ring) {
     float acc[kSums];
@@ -595,15 +603,16 @@ struct PrefillFusedWgmmaTiles {
     const bool fast = GemvMma::fast_g<kKind>(gs);
     stream<kKind>(ctx, p, tile, w, ring, gs, !NVFP4_PROBE(fast), acc);
     const float restore = fast ? GemvMma::fast_scales<kKind>(gs).restore : 1.0f;
-    if constexpr (kClusterSum) {
-      cluster_sum<kKind>(ctx, p, tile, w, restore, acc, ring.stages);
+    if constexpr (kClusterSlices > 0) {
+      cluster_sum<kKind, kClusterSlices>(ctx, p, tile, w, restore, acc, ring.stages);
     } else {
       store<kKind>(p, tile, w, restore, ctx.block_idx().z, acc);
     }
     ctx.sync_threads();  // the next tile's copies refill the stages
   }
 
-  template <nvh::HalfKind kKind, bool kClusterSum = false, class Ctx>
+  template <nvh::HalfKind kKind, int kClusterSlices = 0, bool kLetsDependentsStart = false,
+            class Ctx>
   NVH_HD static void run_kind(Ctx& ctx, const Params& p) {
     const uint32_t tid = ctx.thread_idx().x, lane = tid % 32;
     const Place w{tid / 128, (tid / 32) % 4, lane / 4, lane % 4};
@@ -624,9 +633,18 @@ struct PrefillFusedWgmmaTiles {
         ctx.mbarrier_init(ring.bars + i, 1);  // thread 0 arrives
     }
     ctx.sync_threads();  // the inits, before any thread uses a barrier
+    // The whole rounds of a tail split whose tail meets in clusters
+    // (LaunchShape::lets_dependents_overlap): the tail's launch touches
+    // nothing this grid does (independent_of_prior_grid) and may start on
+    // the SMs its blocks leave, once every block has started. Elsewhere the
+    // grid after may read what this one writes (a K split's sum): at the end.
+    if constexpr (kLetsDependentsStart) ctx.launch_dependents();
     for (int64_t mt = ctx.block_idx().y; NVFP4_PROBE(mt < m_tiles(p.M)); mt += ctx.grid_dim().y) {
-      run_tile<kKind, kClusterSum>(ctx, p, Tile{mt * kTileRows, n0, slice}, w, ring);
+      run_tile<kKind, kClusterSlices>(ctx, p, Tile{mt * kTileRows, n0, slice}, w, ring);
     }
+    // A tail's clusters end after the whole rounds' grid they overlap: what
+    // follows on the stream relies on both (a no-op where nothing overlaps).
+    if constexpr (kClusterSlices > 0) ctx.wait_prior_grid();
     ctx.launch_dependents();  // prefill_fused_sum, as prefill_fused.cuh says
   }
 };
@@ -636,16 +654,21 @@ struct PrefillFusedWgmmaTiles {
 // spilled 3.5 KB a thread, where each kind alone fits (2026-12-02).
 using PrefillFusedWgmma = PrefillFusedWgmmaTiles<1>;
 
-// kClusterSum: the kernel of the plans whose slices meet in a cluster
-// (FusedPlan::cluster_sum), a kernel of its own so that the others' code is
-// what it was (new code in this kernel has cost its main loop 5 to 13 %
-// even untaken: PERF.md, 2026-12-06).
-template <nvh::HalfKind kKind, int kATiles = 1, bool kClusterSum = false>
+// kClusterSlices (2 or 4): the kernel of the plans whose slices meet in a
+// cluster of that many blocks (FusedPlan::cluster_sum); kLetsDependentsStart:
+// the kernel of a clustered tail's whole rounds, which lets the tail start
+// early. Each a kernel of its own, so that the others' code is what it was
+// (new code in this kernel has cost its main loop 5 to 13 % even untaken;
+// one early launch_dependents() in every one-slice plan's kernel, 0.7 to
+// 1.0 % on an H100: PERF.md, 2026-12-06).
+template <nvh::HalfKind kKind, int kATiles = 1, int kClusterSlices = 0,
+          bool kLetsDependentsStart = false>
 struct PrefillFusedWgmmaOf : PrefillFusedWgmmaTiles<kATiles> {
   using Params = PrefillFusedWgmmaParams;
   template <class Ctx>
   NVH_HD static void body(Ctx& ctx, const Params& p) {
-    PrefillFusedWgmmaTiles<kATiles>::template run_kind<kKind, kClusterSum>(ctx, p);
+    PrefillFusedWgmmaTiles<kATiles>::template run_kind<kKind, kClusterSlices, kLetsDependentsStart>(
+        ctx, p);
   }
 };
 

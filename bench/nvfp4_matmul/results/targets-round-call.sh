@@ -6,11 +6,12 @@
 # the 8K replay natural and on prefill_vec8 (item 6), and on an H200 the crossover above M = 384
 # that the round of 2026-12-04 21:25 UTC questioned (h100-crossover-above384.sh ran it on an H100).
 # Outputs: <card>-targets-{bench,replay-natural,replay-prefill_vec8}.json (+ <card>-targets-crossover-{1,2}.json).
-# Usage (device): bash bench/nvfp4_matmul/results/targets-round-call.sh, build/carry2/bin.tgz carried.
+# Usage (device): bash bench/nvfp4_matmul/results/targets-round-call.sh, build/carry2/bin.tgz carried;
+# TARGETS_BIN names the binary in it (default nvfp4-harness), TARGETS_CROSSOVER=0 skips the crossover.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 mkdir -p /tmp/bin && tar -xzf build/carry2/bin.tgz -C /tmp/bin
-B=/tmp/bin/nvfp4-harness
+B=/tmp/bin/${TARGETS_BIN:-nvfp4-harness}
 name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 echo "card: $name"
 case "$name" in *H200*) card=h200 ;; *H100*) card=h100 ;; *) card=gpu ;; esac
@@ -27,7 +28,7 @@ for r in natural prefill_vec8; do
   python3 -c "
 import json; d=json.load(open('$OUT/$card-targets-replay-$r.json')); print('replay $r total', round(d['total']['total_ms'],1), 'ms, dequant', round(d['total']['dequant_ms'],1), 'busy', round(d['busy_us']/1000,1), [(n['name'], round(n['total_ms'],1), round(n.get('dequant_ms',0),1)) for n in d['node_types']])"
 done
-if [ "$card" = h200 ]; then
+if [ "$card" = h200 ] && [ "${TARGETS_CROSSOVER:-1}" = 1 ]; then
   shapes=(--shape 4096x4096 --shape 14336x4096 --shape 4096x14336 --shape 8192x5120 --shape 5120x6144
     --shape 5120x18432 --shape 36864x5120)
   for run in 1 2; do
@@ -54,7 +55,7 @@ for n, r in rows.items():
     if re.search(r'gemv_mma M[148]_N5120_K25600|read alone M1_N5120|prefill_vec8 dequant|cudaMemset of the scratch alone', n):
         print(f"  {n:60s} {r['kernel_us']:8.2f} us {100 * r['share_of_copy']:5.1f} %")
 PY
-if [ "$card" = h200 ]; then
+if [ "$card" = h200 ] && [ "${TARGETS_CROSSOVER:-1}" = 1 ]; then
   python3 - "$OUT" <<'PY'
 import json, sys, re
 L = sys.argv[1]
