@@ -332,7 +332,8 @@ TEST(HostMemcheck, GlobalAccessBeforeWaitingForThePriorGridIsCaughtInFibersAndPl
 }
 
 // A grid that lets the launch after it start early: every thread reads
-// word t of `in` and writes word t of `out` (16 threads, words 0..15).
+// word 16 + t of `in` and writes word t of `out` (16 threads: bytes 64..127
+// of `in` read, 0..63 of `out` written).
 struct CopyWords {
   struct Params {
     const uint32_t* in;
@@ -342,7 +343,7 @@ struct CopyWords {
   static void body(Ctx& ctx, const Params& p) {
     ctx.launch_dependents();
     const uint32_t t = ctx.thread_idx().y * 4 + ctx.thread_idx().x + 8 * ctx.block_idx().x;
-    store_u32(p.out + t, load_u32(p.in + t) + 1);
+    store_u32(p.out + t, load_u32(p.in + 16 + t) + 1);
   }
 };
 
@@ -371,8 +372,8 @@ struct BeforeTheWait {
 // did not leaves the plain rule (nothing before the wait).
 TEST(HostMemcheck, ALaunchIndependentOfTheGridBeforeTouchesOnlyWhatThatGridLeftAlone) {
   auto backend = make_host_backend();
-  Buffer in(*backend, 128, "in"), out(*backend, 128, "out"), other(*backend, 64, "other");
-  backend->fill(in.data(), 7, 128);
+  Buffer in(*backend, 256, "in"), out(*backend, 128, "out"), other(*backend, 64, "other");
+  backend->fill(in.data(), 7, 256);
   const auto run = [&](bool collectives, bool records, const BeforeTheWait::Params& after) {
     LaunchShape first = grid(0, collectives);
     first.lets_dependents_overlap = records;
@@ -384,8 +385,11 @@ TEST(HostMemcheck, ALaunchIndependentOfTheGridBeforeTouchesOnlyWhatThatGridLeftA
   };
   uint32_t* const word3 = out.as<uint32_t>() + 3;
   for (bool collectives : {false, true}) {
-    // Legal: read bytes the grid before only read, write bytes it never touched.
-    EXPECT_NO_THROW(run(collectives, true, {in.as<uint32_t>() + 3, other.as<uint32_t>(), false}));
+    // Legal: read bytes the grid before only read, write bytes it never
+    // touched (in "in" too, before and after those it read).
+    EXPECT_NO_THROW(run(collectives, true, {in.as<uint32_t>() + 20, other.as<uint32_t>(), false}));
+    EXPECT_NO_THROW(run(collectives, true, {nullptr, in.as<uint32_t>() + 3, false}));
+    EXPECT_NO_THROW(run(collectives, true, {nullptr, in.as<uint32_t>() + 40, false}));
     // Read what it wrote; write what it read.
     expect_parts(violation([&] {
                    run(collectives, true, {word3, nullptr, false});
@@ -394,9 +398,9 @@ TEST(HostMemcheck, ALaunchIndependentOfTheGridBeforeTouchesOnlyWhatThatGridLeftA
                   "independent of the grid before it, which writes these bytes", "\"out\""});
     expect_parts(
         violation([&] {
-          run(collectives, true, {nullptr, in.as<uint32_t>() + 15, false});
+          run(collectives, true, {nullptr, in.as<uint32_t>() + 31, false});
         }),
-        {kCulprit, "4-byte store at " + hex(in.as<uint32_t>() + 15), "which reads these bytes"});
+        {kCulprit, "4-byte store at " + hex(in.as<uint32_t>() + 31), "which reads these bytes"});
     // Past the 16 words the grid before touched, "out" is free to write.
     EXPECT_NO_THROW(run(collectives, true, {nullptr, out.as<uint32_t>() + 16, false}));
     // An exit without the wait.
@@ -420,6 +424,26 @@ TEST(HostMemcheck, ALaunchIndependentOfTheGridBeforeTouchesOnlyWhatThatGridLeftA
               std::string::npos)
         << e.what();
   }
+}
+
+// The footprint records an access only where it lies inside one
+// allocation (one past an allocation's end is the bounds check's to fail,
+// after the order rules have looked at it): none of a straddling store's
+// bytes then counts as written.
+TEST(HostMemcheck, AGridsFootprintLeavesOutAnAccessPastItsAllocation) {
+  std::vector<unsigned char> memory(256);
+  const auto base = reinterpret_cast<uintptr_t>(memory.data());
+  auto regions =
+      std::make_shared<memcheck::Regions>(memcheck::Regions{{base, 128, base, base + 128, "a"}});
+  memcheck::GridFootprint footprint(regions);
+  footprint.record(base + 126, 4, memcheck::Op::store);  // 2 bytes past the end
+  EXPECT_EQ(footprint.conflict(base + 124, 4, memcheck::Op::load), "");
+  footprint.record(base + 120, 4, memcheck::Op::store);
+  EXPECT_EQ(footprint.conflict(base + 122, 2, memcheck::Op::load), "writes");
+  footprint.record(base + 64, 8, memcheck::Op::load);
+  EXPECT_EQ(footprint.conflict(base + 68, 4, memcheck::Op::load), "");
+  EXPECT_EQ(footprint.conflict(base + 68, 4, memcheck::Op::store), "reads");
+  EXPECT_EQ(footprint.conflict(base + 72, 4, memcheck::Op::store), "");
 }
 
 // cp.async's completion (CpAsyncShadow): 64 threads (two warps) each copy 4
