@@ -364,63 +364,32 @@ void time_fused_cluster_sum(nvh::Backend& backend, Bench& bench, const Bench::Se
                 });
 }
 
-// A tail split (FusedPlan::tail_tiles) of the plan's tiles past its last
-// whole round in k_slices slices, summed by prefill_fused_sum or (cluster)
-// meeting in clusters, whatever the plan would pick: the whole rounds' launch
-// and the tail's, as the runner launches them (run_prefill_fused_shape).
-template <class F>
-void time_fused_tail(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets, const Shape& s,
-                     const FusedPlan& plan, int32_t k_slices, bool cluster, double bytes,
-                     double flops, bool overlap = false) {
-  FusedPlan variant = plan;
-  variant.tail_k_slices = k_slices;
-  variant.cluster_sum = cluster;
-  bench.time_on(sets, "msweep",
-                std::string("prefill_fused ") + prefill_fused_variant_name(variant) +
-                    (overlap ? " overlapped " : " ") + shape_name(s),
-                "fused_shape", s, bytes, flops, [&backend, variant, overlap](InputSet& in) {
-                  const MatmulArgs& a = in.args;
-                  const auto at = reinterpret_cast<std::uintptr_t>(in.scratch.data());
-                  PrefillFusedParams params =
-                      whole_columns(gemv_operands(a, describe_problem(a)),
-                                    reinterpret_cast<float*>((at + 15) / 16 * 16), 1);
-                  PrefillFusedParams rounds = params;
-                  rounds.n_end = prefill_fused_tail_begin(variant, params.N);
-                  nvh::LaunchShape shape = F::shape(rounds);
-                  shape.lets_dependents_overlap = overlap;
-                  launch_fused<F>(backend, shape, rounds);
-                  params.n_begin = rounds.n_end;
-                  params.k_slices = variant.tail_k_slices;
-                  if (variant.cluster_sum) {
-                    launch_fused_cluster_sum<F>(backend, params, overlap);
-                    return;
-                  }
-                  launch_fused<F>(backend, F::shape(params), params);
-                  nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(params), params);
-                });
-}
-
-// The plan's tail split in each slice count that fits a round (and the
-// parts half the scratch), both ways where the kernel adds that count in a
-// cluster.
+// The plan's tail split (FusedPlan::tail_tiles: the tiles past the last
+// whole round of one slice) in each slice count that fits a round (the
+// parts in half the scratch), and in clusters where the kernels have them
+// (w128n128's two, w256n128's four, overlapping the rounds): the route's
+// runner on hand plans (run_prefill_fused_plan).
 void time_fused_tails(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets, const Shape& s,
                       const FusedPlan& plan, double bytes, double flops) {
-  with_fused_shape(plan.shape, [&](auto shape) {
-    using F = typename decltype(shape)::type;
-    if constexpr (kIsWgmmaShape<F>) {
-      const int64_t slots = kFusedPlanMultiprocessors * F::kMinBlocksPerSM;
-      for (int32_t k = 2; k <= kFusedMaxKSlices && k * plan.tail_tiles <= slots; ++k) {
-        if (k * 4 * s.M <= s.K)
-          time_fused_tail<F>(backend, bench, sets, s, plan, k, false, bytes, flops);
-        if (F::adds_in_a_cluster(k)) {
-          time_fused_tail<F>(backend, bench, sets, s, plan, k, true, bytes, flops);
-          if (F::kATiles == 2) {  // w256n128's rounds let the tail start early
-            time_fused_tail<F>(backend, bench, sets, s, plan, k, true, bytes, flops, true);
-          }
-        }
-      }
-    }
-  });
+  const bool two_tiles = plan.shape == FusedShape::w256n128;
+  std::vector<FusedPlan> variants;
+  for (int32_t k = 2; k <= kFusedMaxKSlices && k * plan.tail_tiles <= kFusedPlanMultiprocessors;
+       ++k) {
+    FusedPlan v = plan;
+    v.tail_k_slices = k;
+    v.tail_cluster_sum = false;
+    if (k * 4 * s.M <= s.K) variants.push_back(v);
+    v.tail_cluster_sum = true;
+    if (k == (two_tiles ? kFusedTailClusterSlices : kFusedMaxClusterSlices)) variants.push_back(v);
+  }
+  for (const FusedPlan& v : variants) {
+    bench.time_on(
+        sets, "msweep",
+        std::string("prefill_fused ") + prefill_fused_variant_name(v) + " " + shape_name(s),
+        "fused_shape", s, bytes, flops, [&backend, v](InputSet& in) {
+          run_prefill_fused_plan(backend, in.args, describe_problem(in.args), v, in.scratch.data());
+        });
+  }
 }
 
 // Every shape and split the plan could pick for M, around its choice.
@@ -452,7 +421,9 @@ void time_fused_shapes(nvh::Backend& backend, Bench& bench, const Bench::Sets& s
   // The plan's own choice once more with the sum launched after the first
   // kernel, not overlapping it: what the overlap buys, in the same run.
   const FusedPlan plan = prefill_fused_plan(s.M, s.N, s.K, device_caps(backend).wgmma);
-  if (plan.tail_tiles > 0) time_fused_tails(backend, bench, sets, s, plan, bytes, flops);
+  if (plan.tail_tiles > 0 && plan.k_slices == 1) {
+    time_fused_tails(backend, bench, sets, s, plan, bytes, flops);
+  }
   if (plan.k_slices == 1 || plan.cluster_sum) return;
   const std::string label = prefill_fused_variant_name({plan.shape, 1});
   with_fused_shape(plan.shape, [&](auto shape) {

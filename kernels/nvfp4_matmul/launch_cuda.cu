@@ -49,18 +49,19 @@ NVFP4_INSTANTIATE(nvfp4::PrefillFusedM32N128);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedM64N128);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedM128N128);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedSum);
-NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::fp16>);
-NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::bf16>);
-NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::fp16, 2>);
-NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::bf16, 2>);
-NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::fp16, 1, 2>);  // clusters of 2
-NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::bf16, 1, 2>);
-NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::fp16, 2, 2>);
-NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::bf16, 2, 2>);
-NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::fp16, 2, 4>);  // of 4 (a tail's)
-NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::bf16, 2, 4>);
-NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::fp16, 2, 0, true>);  // a tail's rounds
-NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::bf16, 2, 0, true>);
+// prefill_fused's wgmma kernels: by kind, tiles of A, cluster size, overlap
+// role (prefill_fused_shapes.cuh, kHasFusedKernel).
+#define NVFP4_WGMMA(...)                                                           \
+  NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::fp16, __VA_ARGS__>); \
+  NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::bf16, __VA_ARGS__>)
+NVFP4_WGMMA(1, 0, nvfp4::FusedOverlap::none);
+NVFP4_WGMMA(2, 0, nvfp4::FusedOverlap::none);
+NVFP4_WGMMA(1, 2, nvfp4::FusedOverlap::none);  // clusters of 2
+NVFP4_WGMMA(2, 2, nvfp4::FusedOverlap::none);
+NVFP4_WGMMA(2, 4, nvfp4::FusedOverlap::none);     // of 4
+NVFP4_WGMMA(2, 0, nvfp4::FusedOverlap::leads);    // the rounds a tail overlaps
+NVFP4_WGMMA(2, 4, nvfp4::FusedOverlap::follows);  // that tail
+#undef NVFP4_WGMMA
 NVFP4_INSTANTIATE(nvfp4::ActAmaxPartial);
 NVFP4_INSTANTIATE(nvfp4::ActGlobalScale);
 NVFP4_INSTANTIATE(nvfp4::ActQuantize);

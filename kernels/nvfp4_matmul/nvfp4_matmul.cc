@@ -204,27 +204,42 @@ void run_gemv_mma(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) 
 // prefill_fused as its plan says (prefill_fused_plan.h): one block shape,
 // and with K split across blocks the parts in the workspace, then their sum,
 // or the slices meeting in clusters. With a tail split, first the tiles
-// before the tail in one slice (they write Y), then the tail's as above.
+// before the tail (one slice, or the clusters), then the tail's as above,
+// launched beside them where it overlaps (prefill_fused_tail_overlaps).
 template <class Fused>
 void run_prefill_fused_shape(nvh::Backend& backend, PrefillFusedParams params,
                              const FusedPlan& plan) {
+  FusedOverlap tail_role = FusedOverlap::none;
   if (plan.tail_tiles > 0) {
-    PrefillFusedParams rounds = params;
-    rounds.k_slices = 1;
-    rounds.n_end = prefill_fused_tail_begin(plan, params.N);
-    nvh::LaunchShape shape = Fused::shape(rounds);
-    shape.lets_dependents_overlap = plan.cluster_sum;  // the tail's clusters start early
-    launch_fused<Fused>(backend, shape, rounds);
-    params.n_begin = rounds.n_end;
+    PrefillFusedParams before = params;
+    before.n_end = prefill_fused_tail_begin(plan, params.N);
+    const bool overlaps = prefill_fused_tail_overlaps(plan);
+    tail_role = overlaps ? FusedOverlap::follows : FusedOverlap::none;
+    if constexpr (kIsWgmmaShape<Fused>) {
+      if (plan.cluster_sum) {
+        launch_fused_cluster_sum<Fused>(backend, before,
+                                        overlaps ? FusedOverlap::leads : FusedOverlap::none);
+      }
+    }
+    if (!plan.cluster_sum) {
+      before.k_slices = 1;
+      nvh::LaunchShape shape = Fused::shape(before);
+      shape.lets_dependents_overlap = overlaps;  // the tail starts early
+      launch_fused<Fused>(backend, shape, before);
+    }
+    params.n_begin = before.n_end;
     params.k_slices = plan.tail_k_slices;
   }
   if constexpr (kIsWgmmaShape<Fused>) {
-    if (plan.cluster_sum) {
-      launch_fused_cluster_sum<Fused>(backend, params, plan.tail_tiles > 0);
+    if (plan.tail_tiles > 0 ? plan.tail_cluster_sum : plan.cluster_sum) {
+      launch_fused_cluster_sum<Fused>(backend, params, tail_role);
       return;
     }
   }
-  launch_fused<Fused>(backend, Fused::shape(params), params);
+  nvh::LaunchShape shape = Fused::shape(params);
+  shape.overlaps_prior_grid = tail_role == FusedOverlap::follows;
+  shape.independent_of_prior_grid = tail_role == FusedOverlap::follows;
+  launch_fused<Fused>(backend, shape, params);
   if (params.k_slices > 1) {
     nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(params), params);
   }
@@ -233,9 +248,10 @@ void run_prefill_fused_shape(nvh::Backend& backend, PrefillFusedParams params,
 // The parts go in the caller's scratch when there is one (any [N, K] of A's
 // type holds them: the plan keeps them to half of it), else in a buffer of
 // the route's own, freed once the launch is done.
-void run_prefill_fused(nvh::Backend& backend, const MatmulArgs& a, const Problem& p, bool wgmma,
-                       void* scratch) {
-  const FusedPlan plan = prefill_fused_plan(p.M, p.N, p.K, wgmma);
+}  // namespace
+
+void run_prefill_fused_plan(nvh::Backend& backend, const MatmulArgs& a, const Problem& p,
+                            const FusedPlan& plan, void* scratch) {
   if (plan.gemv_slices > 1) {
     run_gemv_slices(backend, a, p, plan.gemv_slices);
     return;
@@ -256,6 +272,8 @@ void run_prefill_fused(nvh::Backend& backend, const MatmulArgs& a, const Problem
   });
   if (own_parts.data()) backend.synchronize();  // the parts are freed on return
 }
+
+namespace {
 
 void dequant(nvh::Backend& backend, Route route, const MatmulArgs& a, const Problem& p,
              void* scratch) {
@@ -314,7 +332,7 @@ void run_native_sm120_route(nvh::Backend& backend, const MatmulArgs& args, const
 // LCOV_EXCL_STOP
 void run_prefill_fused_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p,
                              const Caps& caps, void* scratch) {
-  run_prefill_fused(backend, args, p, caps.wgmma, scratch);
+  run_prefill_fused_plan(backend, args, p, prefill_fused_plan(p.M, p.N, p.K, caps.wgmma), scratch);
 }
 void run_prefill_vec8_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& p,
                             const Caps&, void* scratch) {

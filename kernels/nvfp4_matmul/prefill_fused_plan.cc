@@ -1,7 +1,8 @@
 #include "kernels/nvfp4_matmul/prefill_fused_plan.h"
 
 #include <algorithm>
-#include <array>
+#include <mutex>
+#include <set>
 #include <string>
 
 #include "kernels/nvfp4_matmul/gemv_mma_slices.cuh"
@@ -100,7 +101,7 @@ FusedPlan with_tail(int64_t M, int64_t K, FusedShape shape, const ShapeFacts& f,
   if (shape == FusedShape::w256n128 && best >= kFusedTailClusterSlices &&
       tail <= kFusedClustersOfFour) {
     plan.tail_k_slices = kFusedTailClusterSlices;
-    plan.cluster_sum = true;
+    plan.tail_cluster_sum = true;
   }
   return plan;
 }
@@ -145,6 +146,11 @@ FusedPlan prefill_fused_plan(int64_t M, int64_t N, int64_t K, bool wgmma) {
   return plan;
 }
 
+bool prefill_fused_tail_overlaps(const FusedPlan& plan) {
+  return plan.shape == FusedShape::w256n128 && plan.tail_tiles > 0 && plan.k_slices == 1 &&
+         plan.tail_cluster_sum;
+}
+
 FusedRounds prefill_fused_rounds(const FusedPlan& plan, int64_t M, int64_t N, int64_t K) {
   if (plan.gemv_slices > 1 || M <= 0 || N <= 0 || K <= 0) return {};
   const ShapeFacts f = facts(plan.shape);
@@ -153,10 +159,13 @@ FusedRounds prefill_fused_rounds(const FusedPlan& plan, int64_t M, int64_t N, in
   r.k_per_slice = K / plan.k_slices;
   const auto rounds_of = [&](int64_t blocks) { return (blocks + r.slots - 1) / r.slots; };
   const int64_t blocks = blocks_over_m_and_n(f, M, N);
-  if (plan.tail_tiles > 0) {  // one block over M: whole tiles, then the tail's split
+  if (plan.tail_tiles > 0) {  // one block over M: the tiles before the tail, then its split
+    const int64_t before = (blocks - plan.tail_tiles) * plan.k_slices;
     const int64_t tail = plan.tail_tiles * plan.tail_k_slices;
-    r.blocks = blocks - plan.tail_tiles + tail;
-    r.rounds = rounds_of(blocks - plan.tail_tiles) + rounds_of(tail);
+    r.blocks = before + tail;
+    // A tail that overlaps the launch before it shares that launch's last round.
+    r.rounds = prefill_fused_tail_overlaps(plan) ? rounds_of(r.blocks)
+                                                 : rounds_of(before) + rounds_of(tail);
   } else {
     r.blocks = blocks * plan.k_slices;
     r.rounds = rounds_of(r.blocks);
@@ -173,27 +182,18 @@ bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N,
 
 const char* prefill_fused_variant_name(const FusedPlan& plan) {
   if (plan.gemv_slices > 1) return GemvMmaSlices16::variant_name(plan.gemv_slices);
-  // [shape][k][0]: k slices over every tile; [shape][k][1]: one slice, the
-  // tail's tiles in k; [shape][k][2]: k slices meeting in a cluster;
-  // [shape][k][3]: the tail's k meeting in a cluster.
-  static const auto names = [] {
-    std::array<std::array<std::array<std::string, 4>, kFusedMaxKSlices + 1>, 6> n;
-    const char* shapes[] = {"m16n64", "m32n128", "m64n128", "m128n128", "w128n128", "w256n128"};
-    for (std::size_t s = 0; s < n.size(); ++s) {
-      for (int32_t k = 1; k <= kFusedMaxKSlices; ++k) {
-        n[s][k][0] = std::string(shapes[s]) + (k > 1 ? "/k" + std::to_string(k) : "");
-        n[s][k][1] = std::string(shapes[s]) + "/tail-k" + std::to_string(k);
-        n[s][k][2] = std::string(shapes[s]) + "/k" + std::to_string(k) + "-cluster";
-        n[s][k][3] = n[s][k][1] + "-cluster";
-      }
-    }
-    return n;
-  }();
-  const bool tail = plan.tail_tiles > 0;
-  const std::size_t kind = (tail ? 1 : 0) + (plan.cluster_sum ? 2 : 0);
-  return names[static_cast<std::size_t>(plan.shape)][tail ? plan.tail_k_slices : plan.k_slices]
-              [kind]
-                  .c_str();
+  static const char* const kShapes[] = {"m16n64",   "m32n128",  "m64n128",
+                                        "m128n128", "w128n128", "w256n128"};
+  std::string name = kShapes[static_cast<std::size_t>(plan.shape)];
+  if (plan.k_slices > 1) name += "/k" + std::to_string(plan.k_slices);
+  if (plan.cluster_sum) name += "-cluster";
+  if (plan.tail_tiles > 0) name += "/tail-k" + std::to_string(plan.tail_k_slices);
+  if (plan.tail_cluster_sum) name += "-cluster";
+  // Interned: the route log keeps the pointer. A set's nodes never move.
+  static std::mutex mutex;
+  static std::set<std::string> names;
+  const std::lock_guard<std::mutex> lock(mutex);
+  return names.insert(std::move(name)).first->c_str();
 }
 
 int64_t prefill_fused_tail_begin(const FusedPlan& plan, int64_t N) {
@@ -203,12 +203,12 @@ int64_t prefill_fused_tail_begin(const FusedPlan& plan, int64_t N) {
 }
 
 std::size_t prefill_fused_workspace_bytes(int64_t M, int64_t N, const FusedPlan& plan) {
-  if (plan.cluster_sum) return 0;
   if (plan.tail_tiles > 0) {
+    if (plan.tail_cluster_sum) return 0;
     const int64_t tail_cols = N - prefill_fused_tail_begin(plan, N);
     return static_cast<std::size_t>(plan.tail_k_slices * M * tail_cols) * sizeof(float) + 16;
   }
-  if (plan.k_slices == 1) return 0;
+  if (plan.k_slices == 1 || plan.cluster_sum) return 0;
   return static_cast<std::size_t>(plan.k_slices * M * N) * sizeof(float) + 16;
 }
 

@@ -43,11 +43,18 @@ struct FusedPlan {
   // cluster_sum); no parts, no prefill_fused_sum. Two slices over every tile
   // (k_slices, kFusedMaxClusterSlices): 0.89 to 0.97x the two kernels on an
   // H100 where the plans take it (w128n128's split: 0.94 to 1.04x, not
-  // taken; PERF.md, 2026-12-06). A tail split the model puts in four slices
-  // or more: four (tail_k_slices) in clusters of four, where the H200 holds
-  // the tail's clusters at once (kFusedClustersOfFour).
+  // taken; PERF.md, 2026-12-06).
   bool cluster_sum = false;
+  // The tail's slices meet in clusters (w256n128's tail split the model puts
+  // in four slices or more: four in clusters of four, where the H200 holds
+  // the tail's clusters at once, kFusedClustersOfFour).
+  bool tail_cluster_sum = false;
 };
+
+// Whether the plan's tail launch overlaps the launch before it (w256n128's
+// clustered tail: it touches none of the columns that launch writes,
+// FusedOverlap; PERF.md, 2026-12-06).
+bool prefill_fused_tail_overlaps(const FusedPlan& plan);
 
 // The multiprocessors the split fills: the H200's, where the shapes were
 // timed (PERF.md). A fixed number, not the device's: see above.
@@ -59,8 +66,8 @@ inline constexpr int32_t kFusedMaxKSlices = 8;
 // 2026-12-04), fewer than the plans' tiles ask for (40 of 3 on 5120 x 6144):
 // those would run in two waves (89.7 us there against 41.0).
 inline constexpr int32_t kFusedMaxClusterSlices = 2;
-// A tail split's clusters of four (FusedPlan::cluster_sum with tail_tiles):
-// at most this many, the H200's count above, so that they run at once.
+// A tail split's clusters of four (FusedPlan::tail_cluster_sum): at most
+// this many, the H200's count above, so that they run at once.
 inline constexpr int32_t kFusedTailClusterSlices = 4;
 inline constexpr int64_t kFusedClustersOfFour = 30;
 

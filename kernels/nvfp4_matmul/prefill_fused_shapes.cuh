@@ -46,61 +46,89 @@ inline constexpr bool kIsWgmmaShape<PrefillFusedWgmmaTiles<kATiles>> = true;
 
 // A wgmma shape's kernel of the operands' kind (PrefillFusedWgmmaOf),
 // whose parameters add the TMA's maps.
-template <class Fused, int kClusterSlices, bool kLetsDependentsStart>
+template <class Fused, int kClusterSlices, FusedOverlap kOverlap>
 void launch_wgmma_of_kind(nvh::Backend& backend, const nvh::LaunchShape& shape,
                           const PrefillFusedParams& params) {
   constexpr int kTiles = Fused::kATiles;
   const PrefillFusedWgmmaParams with_map = Fused::with_a_map(params);  // the TMA's map of A
   if (params.kind == nvh::HalfKind::fp16) {
-    nvh::launch<
-        PrefillFusedWgmmaOf<nvh::HalfKind::fp16, kTiles, kClusterSlices, kLetsDependentsStart>>(
+    nvh::launch<PrefillFusedWgmmaOf<nvh::HalfKind::fp16, kTiles, kClusterSlices, kOverlap>>(
         backend, shape, with_map);
   } else {
-    nvh::launch<
-        PrefillFusedWgmmaOf<nvh::HalfKind::bf16, kTiles, kClusterSlices, kLetsDependentsStart>>(
+    nvh::launch<PrefillFusedWgmmaOf<nvh::HalfKind::bf16, kTiles, kClusterSlices, kOverlap>>(
         backend, shape, with_map);
   }
 }
 
+// Whether a wgmma shape has the kernel of that cluster size and overlap
+// role: a tail that overlaps the launch before it is w256n128's clustered
+// tail after its one-slice rounds (prefill_fused_tail_overlaps), and every
+// kernel is built for the GPU (launch_cuda.cu), so the pairs are few.
+template <class Fused, int kClusterSlices, FusedOverlap kOverlap>
+inline constexpr bool kHasFusedKernel =
+    kOverlap == FusedOverlap::none
+        ? Fused::adds_in_a_cluster(kClusterSlices) || kClusterSlices == 0
+        : Fused::kATiles == 2 && kClusterSlices == (kOverlap == FusedOverlap::leads
+                                                        ? 0
+                                                        : kFusedTailClusterSlices);
+
+// The overlap role a launch shape asks for (FusedOverlap).
+inline FusedOverlap overlap_of(const nvh::LaunchShape& shape) {
+  if (shape.lets_dependents_overlap) return FusedOverlap::leads;
+  if (shape.independent_of_prior_grid) return FusedOverlap::follows;
+  return FusedOverlap::none;
+}
+
 // Launches a shape's kernel. The wgmma shape is a kernel a kind, picked
 // here; kClusterSlices (wgmma shapes) picks its kernel whose K slices meet
-// in clusters of that many blocks (launch_fused_cluster_sum), and
-// shape.lets_dependents_overlap w256n128's kernel that lets a clustered
-// tail's launch start early (its whole rounds: run_prefill_fused_shape).
+// in clusters of that many blocks (launch_fused_cluster_sum), and the
+// shape's overlap flags its kernel's part in a tail split that overlaps
+// (lets_dependents_overlap: leads; independent_of_prior_grid: follows).
 template <class Fused, int kClusterSlices = 0>
 void launch_fused(nvh::Backend& backend, const nvh::LaunchShape& shape,
                   const PrefillFusedParams& params) {
+  const FusedOverlap overlap = overlap_of(shape);
   if constexpr (kIsWgmmaShape<Fused>) {
-    if (!shape.lets_dependents_overlap) {
-      launch_wgmma_of_kind<Fused, kClusterSlices, false>(backend, shape, params);
+    if (shape.lets_dependents_overlap && shape.independent_of_prior_grid) {
+      throw std::invalid_argument(
+          "launch_fused: a launch both leads a tail and is one (lets_dependents_overlap and "
+          "independent_of_prior_grid)");
+    }
+    if (overlap == FusedOverlap::none) {
+      launch_wgmma_of_kind<Fused, kClusterSlices, FusedOverlap::none>(backend, shape, params);
       return;
     }
-    if constexpr (kClusterSlices == 0 && Fused::kATiles == 2) {
-      launch_wgmma_of_kind<Fused, 0, true>(backend, shape, params);
+    if (overlap == FusedOverlap::leads) {
+      if constexpr (kHasFusedKernel<Fused, kClusterSlices, FusedOverlap::leads>) {
+        launch_wgmma_of_kind<Fused, kClusterSlices, FusedOverlap::leads>(backend, shape, params);
+        return;
+      }
+    } else if constexpr (kHasFusedKernel<Fused, kClusterSlices, FusedOverlap::follows>) {
+      launch_wgmma_of_kind<Fused, kClusterSlices, FusedOverlap::follows>(backend, shape, params);
       return;
     }
   } else {
     static_assert(kClusterSlices == 0, "the slices meet in a cluster in the wgmma kernel only");
-    if (!shape.lets_dependents_overlap) {
+    if (overlap == FusedOverlap::none) {
       nvh::launch<Fused>(backend, shape, params);
       return;
     }
   }
   throw std::invalid_argument(
-      "launch_fused: lets_dependents_overlap, where only w256n128's one-slice kernel lets the "
-      "launch after it start early (a tail split's whole rounds)");
+      "launch_fused: a tail split that overlaps the launch before it, which only w256n128's "
+      "kernels take (one slice before the tail, clusters of 4 as the tail)");
 }
 
 // A wgmma shape's K split whose slices meet in a cluster
-// (FusedPlan::cluster_sum): one launch over the params' columns in clusters
-// of the k_slices blocks of a tile (grid.z), which add their sums in the
-// cluster's shared memory and write Y; no parts, no prefill_fused_sum.
-// `after_rounds`: a tail split's, launched to overlap the whole rounds'
-// launch before it (independent_of_prior_grid: it touches none of the
-// columns those write, and its blocks wait for that grid before they exit).
+// (FusedPlan::cluster_sum, tail_cluster_sum): one launch over the params'
+// columns in clusters of the k_slices blocks of a tile (grid.z), which add
+// their sums in the cluster's shared memory and write Y; no parts, no
+// prefill_fused_sum. `overlap`: its part in a tail split whose tail overlaps
+// the launch before it (leads: the launch before the tail; follows: the
+// tail, which touches none of the columns that launch writes).
 template <class Fused>
 void launch_fused_cluster_sum(nvh::Backend& backend, const PrefillFusedParams& params,
-                              bool after_rounds = false) {
+                              FusedOverlap overlap = FusedOverlap::none) {
   if (!Fused::adds_in_a_cluster(params.k_slices)) {
     throw std::invalid_argument(
         "launch_fused_cluster_sum: k_slices = " + std::to_string(params.k_slices) +
@@ -109,8 +137,9 @@ void launch_fused_cluster_sum(nvh::Backend& backend, const PrefillFusedParams& p
   }
   nvh::LaunchShape shape = Fused::shape(params);
   shape.cluster = {1, 1, shape.grid.z};
-  shape.overlaps_prior_grid = after_rounds;
-  shape.independent_of_prior_grid = after_rounds;
+  shape.lets_dependents_overlap = overlap == FusedOverlap::leads;
+  shape.overlaps_prior_grid = overlap == FusedOverlap::follows;
+  shape.independent_of_prior_grid = overlap == FusedOverlap::follows;
   if (params.k_slices == 2) {
     launch_fused<Fused, 2>(backend, shape, params);
   } else if constexpr (Fused::adds_in_a_cluster(4)) {

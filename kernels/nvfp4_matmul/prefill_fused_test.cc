@@ -179,61 +179,52 @@ struct HandLaunch {
 };
 
 // A plan's tail split (prefill_fused_plan.h, FusedPlan::tail_tiles): the
-// tiles before the tail in one slice writing Y, then the tail's over
-// [n_begin, N) in k slices, their parts ([k][M][N - n_begin]) summed over
-// those columns alone, or (wgmma shapes, the counts their clusters add)
-// the tail's slices meeting in clusters. The plan takes it only past 132
-// tiles over N, too large for the host executor, so the launches here are
-// the runner's (run_prefill_fused_shape), by hand, with the tail one and
-// two tiles in, split 2, 3 and 4 ways. In exact mode (every partial sum
-// exact in fp32) they must give prefill_vec8's bits, every output written
-// once: Y starts as 0xFF bytes, a NaN no output is.
+// tiles before the tail in one slice writing Y (or, by hand, in two slices
+// meeting in clusters), then the tail's over [n_begin, N) in k slices, their
+// parts ([k][M][N - n_begin]) summed over those columns alone, or the tail's
+// slices meeting in clusters; w256n128's clustered tail overlapping the
+// launch before it (prefill_fused_tail_overlaps). The plans take these only
+// past 132 tiles over N, too large for the host executor, so here the runner
+// (run_prefill_fused_plan) runs hand plans of 3 tiles, the tail one and two
+// tiles in, split 2, 3 and 4 ways. In exact mode (every partial sum exact
+// in fp32) they must give prefill_vec8's bits, every output written once:
+// Y starts as 0xFF bytes, a NaN no output is.
 template <class F>
-void expect_tail_split_gives_prefill_vec8s_bits(nvh::Backend& backend, int64_t M) {
+void expect_tail_splits_give_prefill_vec8s_bits(nvh::Backend& backend, FusedShape shape,
+                                                int64_t M) {
   const int64_t cols = F::kTileCols, N = 2 * cols + 72, K = 768;
   HandLaunch run(backend, M, N, K, static_cast<uint64_t>(M));
-  for (int64_t tail_first : {1, 2}) {
+  std::vector<FusedPlan> plans;
+  for (int64_t tail_tiles : {1, 2}) {
     for (int32_t k : {2, 3, 4}) {
-      for (bool cluster : {false, true}) {
-        if constexpr (kIsWgmmaShape<F>) {
-          if (cluster && !F::adds_in_a_cluster(k)) continue;
-        } else if (cluster) {
-          continue;
+      plans.push_back({shape, 1, 1, tail_tiles, k});
+      if constexpr (kIsWgmmaShape<F>) {
+        // The clustered tails the kernels have: w128n128's two (after the
+        // rounds), w256n128's four (overlapping them).
+        if (F::adds_in_a_cluster(k) && k == (F::kATiles == 2 ? 4 : 2)) {
+          plans.push_back({shape, 1, 1, tail_tiles, k, false, true});
         }
-        backend.fill(run.Y.data(), 0xFF, run.Y.bytes());
-        nvh::Buffer parts(backend, k * M * (N - tail_first * cols) * 4, "tail parts");
-        PrefillFusedParams rounds = run.params(1);
-        rounds.n_end = tail_first * cols;
-        // w256n128's clustered tail overlaps the rounds, as the runner
-        // launches it; w128n128's (no plan's) is launched after them.
-        bool overlap = false;
-        if constexpr (kIsWgmmaShape<F>) overlap = cluster && F::kATiles == 2;
-        nvh::LaunchShape shape = F::shape(rounds);
-        shape.lets_dependents_overlap = overlap;
-        launch_fused<F>(backend, shape, rounds);
-        PrefillFusedParams tail = run.params(k);
-        tail.n_begin = rounds.n_end;
-        if constexpr (kIsWgmmaShape<F>) {
-          if (cluster) launch_fused_cluster_sum<F>(backend, tail, overlap);
-        }
-        if (!cluster) {
-          tail.parts = static_cast<float*>(parts.data());
-          launch_fused<F>(backend, F::shape(tail), tail);
-          nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(tail), tail);
-        }
-        EXPECT_TRUE(run.y_is_prefill_vec8s())
-            << "M = " << M << ", tail from tile " << tail_first << " in " << k << " slices"
-            << (cluster ? " meeting in clusters" : "");
+        // Clusters of two before a tail of parts (no plan's: the runner's path).
+        if (F::kATiles == 2 && k == 2) plans.push_back({shape, 2, 1, tail_tiles, 2, true});
       }
     }
+  }
+  for (const FusedPlan& plan : plans) {
+    backend.fill(run.Y.data(), 0xFF, run.Y.bytes());
+    run_prefill_fused_plan(backend, run.args, describe_problem(run.args), plan, nullptr);
+    EXPECT_TRUE(run.y_is_prefill_vec8s()) << "M = " << M << ", " << prefill_fused_variant_name(plan)
+                                          << ", " << plan.tail_tiles << " tail tiles";
   }
 }
 
 TEST_P(FusedOnBackend, ATailSplitGivesPrefillVec8sBits) {
-  expect_tail_split_gives_prefill_vec8s_bits<PrefillFusedM64N128>(backend(), 40);
+  expect_tail_splits_give_prefill_vec8s_bits<PrefillFusedM64N128>(backend(), FusedShape::m64n128,
+                                                                  40);
   if (device_caps(backend()).wgmma) {
-    expect_tail_split_gives_prefill_vec8s_bits<PrefillFusedWgmma>(backend(), 100);
-    expect_tail_split_gives_prefill_vec8s_bits<PrefillFusedWgmmaTiles<2>>(backend(), 140);
+    expect_tail_splits_give_prefill_vec8s_bits<PrefillFusedWgmma>(backend(), FusedShape::w128n128,
+                                                                  100);
+    expect_tail_splits_give_prefill_vec8s_bits<PrefillFusedWgmmaTiles<2>>(
+        backend(), FusedShape::w256n128, 140);
   }
 }
 
@@ -460,6 +451,9 @@ TEST(PrefillFusedPlan, ShapeByMSlicesByTheBlocksLeft) {
   EXPECT_EQ(plan(256, (264 + 30) * 128, 5120, true), "w256n128/tail-k4-cluster");
   EXPECT_EQ(plan(256, (264 + 31) * 128, 5120, true), "w256n128/tail-k4");
   EXPECT_EQ(plan(200, 36800, 5120, true), "w256n128/tail-k4-cluster");
+  EXPECT_EQ(plan(256, 5120, 6144, true), "w256n128/k3");  // three slices: two kernels
+  EXPECT_TRUE(prefill_fused_tail_overlaps(prefill_fused_plan(256, 36864, 5120, true)));
+  EXPECT_FALSE(prefill_fused_tail_overlaps(prefill_fused_plan(128, 36864, 5120, true)));
   EXPECT_EQ(plan(128, 36864, 5120, true), "w128n128/tail-k5");
   EXPECT_EQ(plan(256, 18944, 3584, true), "w256n128/tail-k3");  // 16 past; parts: K / 4M = 3
   EXPECT_EQ(plan(256, 33792, 4096, true), "w256n128");          // 264 tiles: two whole rounds
@@ -470,7 +464,8 @@ TEST(PrefillFusedPlan, ShapeByMSlicesByTheBlocksLeft) {
   EXPECT_EQ(tail.tail_tiles, 24);
   EXPECT_EQ(tail.k_slices, 1);
   EXPECT_EQ(tail.tail_k_slices, 4);
-  EXPECT_TRUE(tail.cluster_sum);
+  EXPECT_TRUE(tail.tail_cluster_sum);
+  EXPECT_FALSE(tail.cluster_sum);
   // How the plan's blocks fill their rounds (the crossover at M = 448..512):
   // blocks over M, N and K slices, rounds of 132 slots, the fill counted
   // over every round, K slices of 4096 values or more.

@@ -75,6 +75,12 @@
 
 namespace nvfp4 {
 
+// A launch's part in a tail split that overlaps the launch before it
+// (LaunchShape::lets_dependents_overlap, independent_of_prior_grid): the
+// launch before lets the tail start once its blocks have started (leads);
+// the tail's blocks wait for that grid before they exit (follows).
+enum class FusedOverlap : uint8_t { none, leads, follows };
+
 // The wgmma kernel's parameters: prefill_fused's, and the TMA's map of A
 // (M rows of K 2-byte values, boxes of 128 rows of 64 k swizzled as wgmma
 // reads them), which launch_fused makes from A.
@@ -521,6 +527,8 @@ struct PrefillFusedWgmmaTiles {
   // The slice counts whose blocks meet in a cluster: two, and four with two
   // tiles of A (a tail split's, FusedPlan::tail_k_slices; the H200 holds 30
   // clusters of four of these blocks, PERF.md). Each is a kernel of its own.
+  // (Clusters of three, for the splits of 40 tiles in three, were tried and
+  // lost: PERF.md, 2026-12-06.)
   NVH_HD static constexpr bool adds_in_a_cluster(int32_t slices) {
     return slices == 2 || (kATiles == 2 && slices == 4);
   }
@@ -611,7 +619,7 @@ struct PrefillFusedWgmmaTiles {
     ctx.sync_threads();  // the next tile's copies refill the stages
   }
 
-  template <nvh::HalfKind kKind, int kClusterSlices = 0, bool kLetsDependentsStart = false,
+  template <nvh::HalfKind kKind, int kClusterSlices = 0, FusedOverlap kOverlap = FusedOverlap::none,
             class Ctx>
   NVH_HD static void run_kind(Ctx& ctx, const Params& p) {
     const uint32_t tid = ctx.thread_idx().x, lane = tid % 32;
@@ -633,18 +641,18 @@ struct PrefillFusedWgmmaTiles {
         ctx.mbarrier_init(ring.bars + i, 1);  // thread 0 arrives
     }
     ctx.sync_threads();  // the inits, before any thread uses a barrier
-    // The whole rounds of a tail split whose tail meets in clusters
-    // (LaunchShape::lets_dependents_overlap): the tail's launch touches
-    // nothing this grid does (independent_of_prior_grid) and may start on
-    // the SMs its blocks leave, once every block has started. Elsewhere the
-    // grid after may read what this one writes (a K split's sum): at the end.
-    if constexpr (kLetsDependentsStart) ctx.launch_dependents();
+    // The launch before a tail that overlaps it (FusedOverlap::leads): the
+    // tail's launch touches nothing this grid does (independent_of_prior_grid)
+    // and may start on the SMs its blocks leave, once every block has
+    // started. Elsewhere the grid after may read what this one writes (a K
+    // split's sum): at the end.
+    if constexpr (kOverlap == FusedOverlap::leads) ctx.launch_dependents();
     for (int64_t mt = ctx.block_idx().y; NVFP4_PROBE(mt < m_tiles(p.M)); mt += ctx.grid_dim().y) {
       run_tile<kKind, kClusterSlices>(ctx, p, Tile{mt * kTileRows, n0, slice}, w, ring);
     }
-    // A tail's clusters end after the whole rounds' grid they overlap: what
-    // follows on the stream relies on both (a no-op where nothing overlaps).
-    if constexpr (kClusterSlices > 0) ctx.wait_prior_grid();
+    // A tail ends after the grid it overlaps (FusedOverlap::follows): what
+    // follows on the stream relies on both.
+    if constexpr (kOverlap == FusedOverlap::follows) ctx.wait_prior_grid();
     ctx.launch_dependents();  // prefill_fused_sum, as prefill_fused.cuh says
   }
 };
@@ -655,20 +663,19 @@ struct PrefillFusedWgmmaTiles {
 using PrefillFusedWgmma = PrefillFusedWgmmaTiles<1>;
 
 // kClusterSlices (2 or 4): the kernel of the plans whose slices meet in a
-// cluster of that many blocks (FusedPlan::cluster_sum); kLetsDependentsStart:
-// the kernel of a clustered tail's whole rounds, which lets the tail start
-// early. Each a kernel of its own, so that the others' code is what it was
-// (new code in this kernel has cost its main loop 5 to 13 % even untaken;
-// one early launch_dependents() in every one-slice plan's kernel, 0.7 to
-// 1.0 % on an H100: PERF.md, 2026-12-06).
+// cluster of that many blocks (FusedPlan::cluster_sum, tail_cluster_sum);
+// kOverlap: the kernel of a launch a tail overlaps (leads) or of the tail
+// (follows). Each a kernel of its own, so that the others' code is what it
+// was (new code in this kernel has cost its main loop 5 to 13 % even
+// untaken; one early launch_dependents() in every one-slice plan's kernel,
+// 0.7 to 1.0 % on an H100: PERF.md, 2026-12-06).
 template <nvh::HalfKind kKind, int kATiles = 1, int kClusterSlices = 0,
-          bool kLetsDependentsStart = false>
+          FusedOverlap kOverlap = FusedOverlap::none>
 struct PrefillFusedWgmmaOf : PrefillFusedWgmmaTiles<kATiles> {
   using Params = PrefillFusedWgmmaParams;
   template <class Ctx>
   NVH_HD static void body(Ctx& ctx, const Params& p) {
-    PrefillFusedWgmmaTiles<kATiles>::template run_kind<kKind, kClusterSlices, kLetsDependentsStart>(
-        ctx, p);
+    PrefillFusedWgmmaTiles<kATiles>::template run_kind<kKind, kClusterSlices, kOverlap>(ctx, p);
   }
 };
 

@@ -7,6 +7,7 @@
 #include "harness/backend.h"
 #include "kernels/nvfp4_matmul/gemv_output.cuh"
 #include "kernels/nvfp4_matmul/nvfp4_types.h"
+#include "kernels/nvfp4_matmul/prefill_fused_plan.h"
 
 namespace nvfp4 {
 
@@ -24,6 +25,12 @@ void run_prefill_vec8_route(nvh::Backend& backend, const MatmulArgs& args, const
                             const Caps& caps, void* scratch);
 void run_prefill_scalar_route(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem,
                               const Caps& caps, void* scratch);
+
+// prefill_fused as `plan` says (the route runs its plan, prefill_fused_plan;
+// tests and the bench others by hand): its launches, with the parts in
+// `scratch` where there is one, else in a buffer of its own.
+void run_prefill_fused_plan(nvh::Backend& backend, const MatmulArgs& args, const Problem& problem,
+                            const FusedPlan& plan, void* scratch);
 
 // What the GEMV-shaped kernels read and write, from a call's arguments.
 GemvOperands gemv_operands(const MatmulArgs& args, const Problem& problem);

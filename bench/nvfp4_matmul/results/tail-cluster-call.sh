@@ -6,7 +6,8 @@
 # binary's route launches its tail so, the bench has both ways). One call:
 # the fused GPU tests (new); the tail's variants in one binary (msweep rows with "tail"); the A/B
 # rows old / new / new / old and the 8K replay base / new / new / base and on prefill_vec8
-# (ab-replays.sh). build/carry2/bin.tgz holds nvfp4-harness-base (main, 64e7bff),
+# (ab-replays.sh); the cluster and tail tests under compute-sanitizer memcheck and racecheck (from
+# the call of the three-slice clusters on). build/carry2/bin.tgz holds nvfp4-harness-base (main, 64e7bff),
 # nvfp4-harness-new and kernels_tests (new).
 # Usage (device): bash bench/nvfp4_matmul/results/tail-cluster-call.sh TAG [h200-only]
 set -uo pipefail
@@ -37,4 +38,9 @@ ab_benches
 echo "== $((SECONDS - t0)) s"
 replays_and_comparison
 echo "== $((SECONDS - t0)) s"
+for tool in memcheck racecheck; do
+  timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 /tmp/bin/kernels_tests \
+    --gtest_filter='*SlicesThatMeetInACluster*cuda*:*ATailSplit*cuda*' > "$OUT/kernels-$tool.log" 2>&1
+  echo "== kernels $tool rc=$?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) " "$OUT/kernels-$tool.log"
+done
 tar -czf "$OUT/logs.tgz" -C "$OUT" $(cd "$OUT" && ls *.log *replay*.json) && rm -f "$OUT"/*.log "$OUT"/*replay*.json
