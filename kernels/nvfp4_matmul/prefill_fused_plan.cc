@@ -1,6 +1,7 @@
 #include "kernels/nvfp4_matmul/prefill_fused_plan.h"
 
 #include <algorithm>
+#include <array>
 #include <mutex>
 #include <set>
 #include <string>
@@ -184,16 +185,45 @@ const char* prefill_fused_variant_name(const FusedPlan& plan) {
   if (plan.gemv_slices > 1) return GemvMmaSlices16::variant_name(plan.gemv_slices);
   static const char* const kShapes[] = {"m16n64",   "m32n128",  "m64n128",
                                         "m128n128", "w128n128", "w256n128"};
-  std::string name = kShapes[static_cast<std::size_t>(plan.shape)];
-  if (plan.k_slices > 1) name += "/k" + std::to_string(plan.k_slices);
-  if (plan.cluster_sum) name += "-cluster";
-  if (plan.tail_tiles > 0) name += "/tail-k" + std::to_string(plan.tail_k_slices);
-  if (plan.tail_cluster_sum) name += "-cluster";
-  // Interned: the route log keeps the pointer. A set's nodes never move.
+  const auto name_of = [](const FusedPlan& p) {
+    std::string name = kShapes[static_cast<std::size_t>(p.shape)];
+    if (p.k_slices > 1) name += "/k" + std::to_string(p.k_slices);
+    if (p.cluster_sum) name += "-cluster";
+    if (p.tail_tiles > 0) name += "/tail-k" + std::to_string(p.tail_k_slices);
+    if (p.tail_cluster_sum) name += "-cluster";
+    return name;
+  };
+  // The plans' kinds by table (the dispatcher asks on every call): [shape][k]
+  // [0] k slices, [1] k slices meeting in clusters, [2] one slice and a tail
+  // in k, [3] that tail's k meeting in clusters.
+  static const auto kNames = [&] {
+    std::array<std::array<std::array<std::string, 4>, kFusedMaxKSlices + 1>, 6> n;
+    for (std::size_t s = 0; s < n.size(); ++s) {
+      for (int32_t k = 1; k <= kFusedMaxKSlices; ++k) {
+        const auto shape = static_cast<FusedShape>(s);
+        n[s][k][0] = name_of({shape, k});
+        n[s][k][1] = name_of({shape, k, 1, 0, 1, true});
+        n[s][k][2] = name_of({shape, 1, 1, 1, k});
+        n[s][k][3] = name_of({shape, 1, 1, 1, k, false, true});
+      }
+    }
+    return n;
+  }();
+  const bool tail = plan.tail_tiles > 0;
+  const int32_t k = tail ? plan.tail_k_slices : plan.k_slices;
+  if (k >= 1 && k <= kFusedMaxKSlices && !(tail && (plan.k_slices != 1 || plan.cluster_sum)) &&
+      !(!tail && plan.tail_cluster_sum)) {
+    const bool cluster = tail ? plan.tail_cluster_sum : plan.cluster_sum;
+    return kNames[static_cast<std::size_t>(plan.shape)][static_cast<std::size_t>(k)]
+                 [(tail ? 2u : 0u) + (cluster ? 1u : 0u)]
+                     .c_str();
+  }
+  // A hand plan of another kind (tests, the bench): interned, since the route
+  // log keeps the pointer (a set's nodes never move).
   static std::mutex mutex;
   static std::set<std::string> names;
   const std::lock_guard<std::mutex> lock(mutex);
-  return names.insert(std::move(name)).first->c_str();
+  return names.insert(name_of(plan)).first->c_str();
 }
 
 int64_t prefill_fused_tail_begin(const FusedPlan& plan, int64_t N) {

@@ -453,6 +453,10 @@ TEST(PrefillFusedPlan, ShapeByMSlicesByTheBlocksLeft) {
   EXPECT_EQ(plan(200, 36800, 5120, true), "w256n128/tail-k4-cluster");
   EXPECT_EQ(plan(256, 5120, 6144, true), "w256n128/k3");  // three slices: two kernels
   EXPECT_TRUE(prefill_fused_tail_overlaps(prefill_fused_plan(256, 36864, 5120, true)));
+  // A hand plan of a kind no plan takes: named as well, the same pointer each time.
+  const FusedPlan by_hand{FusedShape::w256n128, 2, 1, 1, 2, true};
+  EXPECT_STREQ(prefill_fused_variant_name(by_hand), "w256n128/k2-cluster/tail-k2");
+  EXPECT_EQ(prefill_fused_variant_name(by_hand), prefill_fused_variant_name(by_hand));
   EXPECT_FALSE(prefill_fused_tail_overlaps(prefill_fused_plan(128, 36864, 5120, true)));
   EXPECT_EQ(plan(128, 36864, 5120, true), "w128n128/tail-k5");
   EXPECT_EQ(plan(256, 18944, 3584, true), "w256n128/tail-k3");  // 16 past; parts: K / 4M = 3
