@@ -245,11 +245,11 @@ void run_prefill_fused_shape(nvh::Backend& backend, PrefillFusedParams params,
   }
 }
 
-// The parts go in the caller's scratch when there is one (any [N, K] of A's
-// type holds them: the plan keeps them to half of it), else in a buffer of
-// the route's own, freed once the launch is done.
 }  // namespace
 
+// The parts go in the caller's scratch when there is one (any [N, K] of A's
+// type holds them: the plan keeps them to half of it), else in a buffer of
+// its own, freed once the launch is done.
 void run_prefill_fused_plan(nvh::Backend& backend, const MatmulArgs& a, const Problem& p,
                             const FusedPlan& plan, void* scratch) {
   if (plan.gemv_slices > 1) {

@@ -293,6 +293,34 @@ TEST_P(FusedOnBackend, AClusterOfASliceCountItDoesNotAddIsRefused) {
             "clusters do not add");
 }
 
+// A launch may lead a tail or be one only where a kernel for that role is
+// built (w256n128's one-slice rounds and its clusters of four): any other is
+// refused before launching, naming what it asked for.
+TEST_P(FusedOnBackend, AnOverlapRoleNoKernelHasIsRefused) {
+  HandLaunch run(backend(), 100, 128, 768, 3);
+  const auto refused = [&](auto tag, bool leads, bool follows) {
+    using F = typename decltype(tag)::type;
+    nvh::LaunchShape shape = F::shape(run.params(1));
+    shape.lets_dependents_overlap = leads;
+    shape.overlaps_prior_grid = shape.independent_of_prior_grid = follows;
+    try {
+      launch_fused<F>(backend(), shape, run.params(1));
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("launched");
+  };
+  const std::string no_kernel =
+      "launch_fused: a tail split that overlaps the launch before it, which only w256n128's "
+      "kernels take (one slice before the tail, clusters of 4 as the tail)";
+  EXPECT_EQ(refused(FusedShapeTag<PrefillFusedWgmma>{}, true, false), no_kernel);
+  EXPECT_EQ(refused(FusedShapeTag<PrefillFusedM64N128>{}, false, true), no_kernel);
+  EXPECT_EQ(refused(FusedShapeTag<PrefillFusedWgmmaTiles<2>>{}, false, true), no_kernel);  // k1
+  EXPECT_EQ(refused(FusedShapeTag<PrefillFusedWgmmaTiles<2>>{}, true, true),
+            "launch_fused: a launch both leads a tail and is one (lets_dependents_overlap and "
+            "independent_of_prior_grid)");
+}
+
 // Past CUDA's 65535 rows of blocks a block loops over the tiles of A
 // (fused_tile_launch), and prefill_fused_sum's blocks over rows of Y (or,
 // when a row holds no whole groups of 4, over outputs past 4096 blocks): a
