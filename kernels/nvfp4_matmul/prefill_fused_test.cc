@@ -432,6 +432,27 @@ TEST(PrefillFusedShape, MTilesPastTheGridLimitLoop) {
 // The plan: the shape by M (at and one past each shape's rows), and K split
 // across blocks only while the blocks over M and N leave SMs idle, never
 // into slices of less than a step or parts over half the scratch.
+// Each FusedShape runs the kernel its name says (with_fused_shape): a shape
+// mapped to another kernel computes the same bits (every shape sums in the
+// same order) but at that kernel's speed, which the plan's timings are not;
+// so the map is held here by the block each kernel holds (rows of A x rows
+// of W) and whether it is the wgmma kernel.
+TEST(PrefillFusedPlan, EachShapeRunsTheKernelItsNameSays) {
+  const auto block = [](FusedShape shape) {
+    return with_fused_shape(shape, [](auto tag) {
+      using F = typename decltype(tag)::type;
+      return std::to_string(F::kTileRows) + "x" + std::to_string(F::kTileCols) +
+             (kIsWgmmaShape<F> ? " wgmma" : "");
+    });
+  };
+  EXPECT_EQ(block(FusedShape::m16n64), "16x64");
+  EXPECT_EQ(block(FusedShape::m32n128), "32x128");
+  EXPECT_EQ(block(FusedShape::m64n128), "64x128");
+  EXPECT_EQ(block(FusedShape::m128n128), "128x128");
+  EXPECT_EQ(block(FusedShape::w128n128), "128x128 wgmma");
+  EXPECT_EQ(block(FusedShape::w256n128), "256x128 wgmma");
+}
+
 TEST(PrefillFusedPlan, ShapeByMSlicesByTheBlocksLeft) {
   const auto plan = [](int64_t M, int64_t N, int64_t K, bool wgmma = false) {
     return std::string(prefill_fused_variant_name(prefill_fused_plan(M, N, K, wgmma)));
