@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <iterator>
 #include <map>
 #include <mutex>
@@ -105,6 +104,15 @@ uintptr_t distance(uintptr_t a, const Region& r) {
   return a >= r.end ? a - r.end + 1 : 0;
 }
 
+// The allocation whose whole (guards included) holds a, or null.
+const Region* allocation_holding(const Regions& regions, uintptr_t a) {
+  const auto after = std::upper_bound(regions.begin(), regions.end(), a,
+                                      [](uintptr_t x, const Region& r) { return x < r.base; });
+  if (after == regions.begin()) return nullptr;
+  const Region& r = *std::prev(after);
+  return a < r.base + r.bytes ? &r : nullptr;
+}
+
 }  // namespace
 
 std::string hex(uintptr_t a) { return Registry::hex(a); }
@@ -139,7 +147,6 @@ void Scope::set_shared(const unsigned char* shared, std::size_t bytes) {
   shared_.end = p + bytes;
 }
 
-// The registered allocation whose whole (guards included) holds a.
 GridFootprint::GridFootprint(std::shared_ptr<const Regions> regions)
     : regions_(std::move(regions)), bits_(regions_->size()) {
   for (std::size_t i = 0; i < bits_.size(); ++i) {
@@ -150,13 +157,10 @@ GridFootprint::GridFootprint(std::shared_ptr<const Regions> regions)
 }
 
 const Region* GridFootprint::region_of(uintptr_t a, uint32_t width, std::size_t* index) const {
-  const auto after = std::upper_bound(regions_->begin(), regions_->end(), a,
-                                      [](uintptr_t x, const Region& r) { return x < r.base; });
-  if (after == regions_->begin()) return nullptr;
-  const auto it = std::prev(after);
-  if (a + width > it->base + it->bytes) return nullptr;
-  *index = static_cast<std::size_t>(it - regions_->begin());
-  return &*it;
+  const Region* r = allocation_holding(*regions_, a);
+  if (!r || a + width > r->base + r->bytes) return nullptr;
+  *index = static_cast<std::size_t>(r - regions_->data());
+  return r;
 }
 
 void GridFootprint::record(uintptr_t a, uint32_t width, Op op) {
@@ -189,13 +193,8 @@ std::string GridFootprint::conflict(uintptr_t a, uint32_t width, Op op) const {
   return "";
 }
 
-const Region* Scope::containing(uintptr_t a) const {
-  const auto after = std::upper_bound(regions_->begin(), regions_->end(), a,
-                                      [](uintptr_t x, const Region& r) { return x < r.base; });
-  if (after == regions_->begin()) return nullptr;
-  const Region& r = *std::prev(after);
-  return a < r.base + r.bytes ? &r : nullptr;
-}
+// The registered allocation whose whole (guards included) holds a.
+const Region* Scope::containing(uintptr_t a) const { return allocation_holding(*regions_, a); }
 
 // The allocation (or shared memory) whose usable range is closest to a.
 const Region* Scope::nearest(uintptr_t a) const {
