@@ -204,42 +204,33 @@ void run_gemv_mma(nvh::Backend& backend, const MatmulArgs& a, const Problem& p) 
 // prefill_fused as its plan says (prefill_fused_plan.h): one block shape,
 // and with K split across blocks the parts in the workspace, then their sum,
 // or the slices meeting in clusters. With a tail split, first the tiles
-// before the tail (one slice, or the clusters), then the tail's as above,
-// launched beside them where it overlaps (prefill_fused_tail_overlaps).
+// before the tail (one slice; by hand, clusters), then the tail's as above,
+// launched beside them where it overlaps (prefill_fused_tail_overlaps: the
+// tiles before it lead, the tail follows).
 template <class Fused>
 void run_prefill_fused_shape(nvh::Backend& backend, PrefillFusedParams params,
                              const FusedPlan& plan) {
-  FusedOverlap tail_role = FusedOverlap::none;
+  const bool overlaps = prefill_fused_tail_overlaps(plan);
   if (plan.tail_tiles > 0) {
     PrefillFusedParams before = params;
     before.n_end = prefill_fused_tail_begin(plan, params.N);
-    const bool overlaps = prefill_fused_tail_overlaps(plan);
-    tail_role = overlaps ? FusedOverlap::follows : FusedOverlap::none;
-    if constexpr (kIsWgmmaShape<Fused>) {
-      if (plan.cluster_sum) {
-        launch_fused_cluster_sum<Fused>(backend, before,
-                                        overlaps ? FusedOverlap::leads : FusedOverlap::none);
-      }
-    }
-    if (!plan.cluster_sum) {
+    if (plan.cluster_sum) {
+      launch_fused_cluster_sum<Fused>(backend, before);
+    } else {
       before.k_slices = 1;
       nvh::LaunchShape shape = Fused::shape(before);
-      shape.lets_dependents_overlap = overlaps;  // the tail starts early
+      set_overlap(shape, overlaps ? FusedOverlap::leads : FusedOverlap::none);
       launch_fused<Fused>(backend, shape, before);
     }
     params.n_begin = before.n_end;
     params.k_slices = plan.tail_k_slices;
   }
-  if constexpr (kIsWgmmaShape<Fused>) {
-    if (plan.tail_tiles > 0 ? plan.tail_cluster_sum : plan.cluster_sum) {
-      launch_fused_cluster_sum<Fused>(backend, params, tail_role);
-      return;
-    }
+  if (plan.tail_tiles > 0 ? plan.tail_cluster_sum : plan.cluster_sum) {
+    launch_fused_cluster_sum<Fused>(backend, params,
+                                    overlaps ? FusedOverlap::follows : FusedOverlap::none);
+    return;
   }
-  nvh::LaunchShape shape = Fused::shape(params);
-  shape.overlaps_prior_grid = tail_role == FusedOverlap::follows;
-  shape.independent_of_prior_grid = tail_role == FusedOverlap::follows;
-  launch_fused<Fused>(backend, shape, params);
+  launch_fused<Fused>(backend, Fused::shape(params), params);
   if (params.k_slices > 1) {
     nvh::launch<PrefillFusedSum>(backend, PrefillFusedSum::shape(params), params);
   }

@@ -60,23 +60,27 @@ void launch_wgmma_of_kind(nvh::Backend& backend, const nvh::LaunchShape& shape,
   }
 }
 
-// Whether a wgmma shape has the kernel of that cluster size and overlap
-// role: a tail that overlaps the launch before it is w256n128's clustered
-// tail after its one-slice rounds (prefill_fused_tail_overlaps), and every
-// kernel is built for the GPU (launch_cuda.cu), so the pairs are few.
+// Whether a wgmma shape has a kernel for that overlap role (leads or
+// follows) and cluster size: the one tail that overlaps the launch before it
+// is w256n128's clustered tail after its one-slice rounds
+// (prefill_fused_tail_overlaps), and every kernel is built for the GPU
+// (launch_cuda.cu), so the pairs are few.
 template <class Fused, int kClusterSlices, FusedOverlap kOverlap>
-inline constexpr bool kHasFusedKernel =
-    kOverlap == FusedOverlap::none
-        ? Fused::adds_in_a_cluster(kClusterSlices) || kClusterSlices == 0
-        : Fused::kATiles == 2 && kClusterSlices == (kOverlap == FusedOverlap::leads
-                                                        ? 0
-                                                        : kFusedTailClusterSlices);
+inline constexpr bool kHasOverlapKernel = Fused::kATiles == 2 &&
+                                          kClusterSlices == (kOverlap == FusedOverlap::leads
+                                                                 ? 0
+                                                                 : kFusedTailClusterSlices);
 
-// The overlap role a launch shape asks for (FusedOverlap).
+// The overlap role a launch shape asks for (FusedOverlap), and the flags
+// that ask for one.
 inline FusedOverlap overlap_of(const nvh::LaunchShape& shape) {
   if (shape.lets_dependents_overlap) return FusedOverlap::leads;
   if (shape.independent_of_prior_grid) return FusedOverlap::follows;
   return FusedOverlap::none;
+}
+inline void set_overlap(nvh::LaunchShape& shape, FusedOverlap role) {
+  shape.lets_dependents_overlap = role == FusedOverlap::leads;
+  shape.overlaps_prior_grid = shape.independent_of_prior_grid = role == FusedOverlap::follows;
 }
 
 // Launches a shape's kernel. The wgmma shape is a kernel a kind, picked
@@ -99,11 +103,11 @@ void launch_fused(nvh::Backend& backend, const nvh::LaunchShape& shape,
       return;
     }
     if (overlap == FusedOverlap::leads) {
-      if constexpr (kHasFusedKernel<Fused, kClusterSlices, FusedOverlap::leads>) {
+      if constexpr (kHasOverlapKernel<Fused, kClusterSlices, FusedOverlap::leads>) {
         launch_wgmma_of_kind<Fused, kClusterSlices, FusedOverlap::leads>(backend, shape, params);
         return;
       }
-    } else if constexpr (kHasFusedKernel<Fused, kClusterSlices, FusedOverlap::follows>) {
+    } else if constexpr (kHasOverlapKernel<Fused, kClusterSlices, FusedOverlap::follows>) {
       launch_wgmma_of_kind<Fused, kClusterSlices, FusedOverlap::follows>(backend, shape, params);
       return;
     }
@@ -119,16 +123,10 @@ void launch_fused(nvh::Backend& backend, const nvh::LaunchShape& shape,
       "kernels take (one slice before the tail, clusters of 4 as the tail)");
 }
 
-// A wgmma shape's K split whose slices meet in a cluster
-// (FusedPlan::cluster_sum, tail_cluster_sum): one launch over the params'
-// columns in clusters of the k_slices blocks of a tile (grid.z), which add
-// their sums in the cluster's shared memory and write Y; no parts, no
-// prefill_fused_sum. `overlap`: its part in a tail split whose tail overlaps
-// the launch before it (leads: the launch before the tail; follows: the
-// tail, which touches none of the columns that launch writes).
+// launch_fused_cluster_sum's wgmma shapes.
 template <class Fused>
-void launch_fused_cluster_sum(nvh::Backend& backend, const PrefillFusedParams& params,
-                              FusedOverlap overlap = FusedOverlap::none) {
+void launch_wgmma_cluster_sum(nvh::Backend& backend, const PrefillFusedParams& params,
+                              FusedOverlap overlap) {
   if (!Fused::adds_in_a_cluster(params.k_slices)) {
     throw std::invalid_argument(
         "launch_fused_cluster_sum: k_slices = " + std::to_string(params.k_slices) +
@@ -137,13 +135,31 @@ void launch_fused_cluster_sum(nvh::Backend& backend, const PrefillFusedParams& p
   }
   nvh::LaunchShape shape = Fused::shape(params);
   shape.cluster = {1, 1, shape.grid.z};
-  shape.lets_dependents_overlap = overlap == FusedOverlap::leads;
-  shape.overlaps_prior_grid = overlap == FusedOverlap::follows;
-  shape.independent_of_prior_grid = overlap == FusedOverlap::follows;
+  set_overlap(shape, overlap);
   if (params.k_slices == 2) {
     launch_fused<Fused, 2>(backend, shape, params);
   } else if constexpr (Fused::adds_in_a_cluster(4)) {
     launch_fused<Fused, 4>(backend, shape, params);
+  }
+}
+
+// A wgmma shape's K split whose slices meet in a cluster
+// (FusedPlan::cluster_sum, tail_cluster_sum): one launch over the params'
+// columns in clusters of the k_slices blocks of a tile (grid.z), which add
+// their sums in the cluster's shared memory and write Y; no parts, no
+// prefill_fused_sum. `overlap`: its part in a tail split whose tail overlaps
+// the launch before it (leads: the launch before the tail; follows: the
+// tail, which touches none of the columns that launch writes). The mma.sync
+// shapes have no clusters: refused.
+template <class Fused>
+void launch_fused_cluster_sum(nvh::Backend& backend, const PrefillFusedParams& params,
+                              FusedOverlap overlap = FusedOverlap::none) {
+  if constexpr (!kIsWgmmaShape<Fused>) {
+    throw std::invalid_argument("launch_fused_cluster_sum: the mma.sync block of " +
+                                std::to_string(Fused::kTileRows) +
+                                " rows of A adds no slices in clusters");
+  } else {
+    launch_wgmma_cluster_sum<Fused>(backend, params, overlap);
   }
 }
 

@@ -291,6 +291,9 @@ TEST_P(FusedOnBackend, AClusterOfASliceCountItDoesNotAddIsRefused) {
   EXPECT_EQ(refused(FusedShapeTag<PrefillFusedWgmma>{}, 4),
             "launch_fused_cluster_sum: k_slices = 4, which this shape's (128 rows of A a block) "
             "clusters do not add");
+  EXPECT_EQ(refused(FusedShapeTag<PrefillFusedM64N128>{}, 2),
+            "launch_fused_cluster_sum: the mma.sync block of 64 rows of A adds no slices in "
+            "clusters");
 }
 
 // A launch may lead a tail or be one only where a kernel for that role is
