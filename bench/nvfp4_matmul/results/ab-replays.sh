@@ -1,10 +1,21 @@
-# Sourced by the A/B call scripts (bias-ab-call.sh, fused-ab-call.sh, cluster-sum-call.sh) from the
-# repository root, with card, tag and OUT set. The bench half: ab_bench WHICH RUN times binary
+# Sourced by the A/B call scripts (bias-ab-call.sh, fused-ab-call.sh, cluster-sum-call.sh,
+# tail-cluster-call.sh, h200-replay-call.sh) from the repository root, with tag and OUT set. The
+# call's card: ab_card [h200-only] unpacks build/carry2/bin.tgz into /tmp/bin, prints the card's
+# name and sets card (h200, h100, gpu); with h200-only, on any other card it ends the call. The bench half: ab_bench WHICH RUN times binary
 # nvfp4-harness-WHICH's msweep rows over ab_shapes (the replay's four shapes and the sweep's three)
 # at ab_ms, the rows ab_only selects, into $OUT/$card-$tag-WHICH-RUN.json, and ab_benches runs it
 # base / new / new / base (a caller sets ab_ms and ab_only after sourcing to time others). The
-# replay half: the 8K replay base / new / new / base, once on prefill_vec8 (base), then the msweep
-# rows' old / new comparison of the bench runs base-{1,2} and new-{1,2}.
+# replay half: ab_replays, the 8K replay base / new / new / base and once on prefill_vec8 (base);
+# replays_and_comparison, those and then the msweep rows' old / new comparison of the bench runs
+# base-{1,2} and new-{1,2}.
+ab_card() {  # ab_card [h200-only]
+  mkdir -p /tmp/bin && tar -xzf build/carry2/bin.tgz -C /tmp/bin
+  local name
+  name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+  echo "card: $name"
+  case "$name" in *H200*) card=h200 ;; *H100*) card=h100 ;; *) card=gpu ;; esac
+  if [ "${1:-}" = h200-only ] && [ "$card" != h200 ]; then echo "not an H200: nothing run"; exit 0; fi
+}
 ab_shapes=(--shape 8192x5120 --shape 5120x6144 --shape 5120x18432 --shape 36864x5120 --shape 4096x4096
   --shape 14336x4096 --shape 4096x14336)
 ab_ms=(--m 128 --m 256 --m 512)
@@ -21,12 +32,15 @@ replay() {  # replay WHICH RUN
   python3 -c "
 import json; d=json.load(open('$OUT/$card-$tag-replay-$1-$2.json')); print('replay $1 $2', round(d['total']['total_ms'],1), [(n['name'], round(n['total_ms'],1)) for n in d['node_types']])"
 }
-replays_and_comparison() {
+ab_replays() {
   replay base 1; replay new 1; replay new 2; replay base 2
   timeout 60 /tmp/bin/nvfp4-harness-base replay bench/nvfp4_matmul/manifests/qwen_like_prefill.json --prompt 8192 \
     --chunk 256 --route prefill_vec8 --json "$OUT/$card-$tag-replay-vec8.json" > "$OUT/replay-vec8.log" 2>&1
   python3 -c "
 import json; d=json.load(open('$OUT/$card-$tag-replay-vec8.json')); print('replay prefill_vec8', round(d['total']['total_ms'],1))"
+}
+replays_and_comparison() {
+  ab_replays
   python3 ci/device/bench-ab.py "$OUT/$card-$tag-base-1.json,$OUT/$card-$tag-base-2.json" \
     "$OUT/$card-$tag-new-1.json,$OUT/$card-$tag-new-2.json"
 }

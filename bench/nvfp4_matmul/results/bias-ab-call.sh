@@ -30,10 +30,8 @@ case "$variant" in
   *) echo "usage: $0 rows|sum|epilogue|landed (variant = \"$variant\")" >&2; exit 2 ;;
 esac
 cd "$(dirname "$0")/../../.."
-mkdir -p /tmp/bin && tar -xzf build/carry2/bin.tgz -C /tmp/bin
-name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-echo "card: $name"
-case "$name" in *H200*) card=h200 ;; *H100*) card=h100 ;; *) card=gpu ;; esac
+source bench/nvfp4_matmul/results/ab-replays.sh
+ab_card
 timeout 200 /tmp/bin/kernels_tests --gtest_filter="$tests" > "$OUT/tests.log" 2>&1
 echo "== tests rc=$?"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]" "$OUT/tests.log" | head
 if ((memcheck)); then
@@ -41,7 +39,6 @@ if ((memcheck)); then
     --gtest_filter='*Fused*cuda*:*GemvSlices*cuda*:*GemvScalar*cuda*' > "$OUT/memcheck.log" 2>&1
   echo "== memcheck rc=$?"; grep -E "ERROR SUMMARY|^\[  (PASSED|FAILED) " "$OUT/memcheck.log" | head
 fi
-source bench/nvfp4_matmul/results/ab-replays.sh
 ab_ms=("${ms[@]}")
 ab_only=(--only "prefill_fused bias M" --only "prefill_fused M")
 ab_benches

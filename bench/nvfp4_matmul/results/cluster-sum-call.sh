@@ -12,16 +12,12 @@
 set -uo pipefail
 tag="${1:-clustersum}"  # the files' tag: clustersum1 (the first epilogue), clustersum2
 cd "$(dirname "$0")/../../.."
-mkdir -p /tmp/bin && tar -xzf build/carry2/bin.tgz -C /tmp/bin
-name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-echo "card: $name"
-case "$name" in *H200*) card=h200 ;; *H100*) card=h100 ;; *) card=gpu ;; esac
-if [ "${2:-}" = h200-only ] && [ "$card" != h200 ]; then echo "not an H200: nothing run"; exit 0; fi
+source bench/nvfp4_matmul/results/ab-replays.sh
+ab_card "${2:-}"
 timeout 100 /tmp/bin/harness_exec_tests --gtest_filter='*Cluster*:*CoResident*:*LastBlock*' > "$OUT/exec-tests.log" 2>&1
 echo "== exec tests rc=$?"; grep -E "^\[ +(OK|PASSED|FAILED|SKIPPED) " "$OUT/exec-tests.log" | grep -E "Cluster.*cuda|PASSED|FAILED|SKIPPED"
 timeout 150 /tmp/bin/kernels_tests --gtest_filter='*Fused*cuda*:GpuAgainstHost.*:PrefillFused*' > "$OUT/tests.log" 2>&1
 echo "== kernel tests rc=$?"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]|SKIPPED  \]|Cluster.*cuda" "$OUT/tests.log" | head
-source bench/nvfp4_matmul/results/ab-replays.sh
 timeout 200 /tmp/bin/nvfp4-harness-new bench --group msweep "${ab_shapes[@]}" --m 128 --m 256 --m 512 \
   --only "/k2" --json "$OUT/$card-$tag-splits.json" > "$OUT/bench-splits.log" 2>&1
 echo "== bench splits rc=$?"

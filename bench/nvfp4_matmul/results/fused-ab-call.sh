@@ -13,15 +13,12 @@
 set -uo pipefail
 tag="${1:-among}"
 cd "$(dirname "$0")/../../.."
-mkdir -p /tmp/bin && tar -xzf build/carry2/bin.tgz -C /tmp/bin
-name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-echo "card: $name"
-case "$name" in *H200*) card=h200 ;; *H100*) card=h100 ;; *) card=gpu ;; esac
+source bench/nvfp4_matmul/results/ab-replays.sh
+ab_card
 timeout 100 /tmp/bin/harness_exec_tests --gtest_filter='*CoResident*:*LastBlock*' > "$OUT/exec-tests.log" 2>&1
 echo "== exec tests rc=$?"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]|SKIPPED  \]" "$OUT/exec-tests.log" | head
 timeout 200 /tmp/bin/kernels_tests --gtest_filter='*Fused*cuda*:GpuAgainstHost.*:PrefillFused*' > "$OUT/tests.log" 2>&1
 echo "== tests rc=$?"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]" "$OUT/tests.log" | head
-source bench/nvfp4_matmul/results/ab-replays.sh
 ab_benches
 replays_and_comparison
 tar -czf "$OUT/logs.tgz" -C "$OUT" $(cd "$OUT" && ls *.log *replay*.json) && rm -f "$OUT"/*.log "$OUT"/*replay*.json

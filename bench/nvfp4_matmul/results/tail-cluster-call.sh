@@ -13,16 +13,12 @@
 set -uo pipefail
 tag="${1:-tailcluster}"
 cd "$(dirname "$0")/../../.."
-mkdir -p /tmp/bin && tar -xzf build/carry2/bin.tgz -C /tmp/bin
-name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-echo "card: $name"
-case "$name" in *H200*) card=h200 ;; *H100*) card=h100 ;; *) card=gpu ;; esac
-if [ "${2:-}" = h200-only ] && [ "$card" != h200 ]; then echo "not an H200: nothing run"; exit 0; fi
+source bench/nvfp4_matmul/results/ab-replays.sh
+ab_card "${2:-}"
 t0=$SECONDS
 timeout 170 /tmp/bin/kernels_tests --gtest_filter='*Fused*cuda*:GpuAgainstHost.*:PrefillFused*' > "$OUT/tests.log" 2>&1
 echo "== kernel tests rc=$? $((SECONDS - t0)) s"
 grep -E "^\[  (PASSED|FAILED) |FAILED  \]|SKIPPED  \]|(Cluster|Tail).*cuda" "$OUT/tests.log" | head -20
-source bench/nvfp4_matmul/results/ab-replays.sh
 for run in 1 2; do
   timeout 120 /tmp/bin/nvfp4-harness-new bench --group msweep --shape 36864x5120 --m 128 --m 129 --m 192 \
     --m 256 --only "tail" --json "$OUT/$card-$tag-tails-$run.json" > "$OUT/bench-tails-$run.log" 2>&1
