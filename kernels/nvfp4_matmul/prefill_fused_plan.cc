@@ -211,8 +211,9 @@ const char* prefill_fused_variant_name(const FusedPlan& plan) {
   }();
   const bool tail = plan.tail_tiles > 0;
   const int32_t k = tail ? plan.tail_k_slices : plan.k_slices;
-  if (k >= 1 && k <= kFusedMaxKSlices && !(tail && (plan.k_slices != 1 || plan.cluster_sum)) &&
-      !(!tail && plan.tail_cluster_sum)) {
+  // The plans' own kinds: k slices without a tail, or one slice and a tail in k.
+  const bool plans_kind = tail ? plan.k_slices == 1 && !plan.cluster_sum : !plan.tail_cluster_sum;
+  if (plans_kind && k >= 1 && k <= kFusedMaxKSlices) {
     const bool cluster = tail ? plan.tail_cluster_sum : plan.cluster_sum;
     return kNames[static_cast<std::size_t>(plan.shape)][static_cast<std::size_t>(k)]
                  [(tail ? 2u : 0u) + (cluster ? 1u : 0u)]
