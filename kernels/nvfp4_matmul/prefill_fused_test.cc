@@ -509,6 +509,11 @@ TEST(PrefillFusedPlan, ShapeByMSlicesByTheBlocksLeft) {
   const FusedPlan by_hand{FusedShape::w256n128, 2, 1, 1, 2, true};
   EXPECT_STREQ(prefill_fused_variant_name(by_hand), "w256n128/k2-cluster/tail-k2");
   EXPECT_EQ(prefill_fused_variant_name(by_hand), prefill_fused_variant_name(by_hand));
+  // More slices than the table's kFusedMaxKSlices (a bench's hand plan): named past the table.
+  EXPECT_STREQ(prefill_fused_variant_name({FusedShape::w128n128, kFusedMaxKSlices + 1}),
+               ("w128n128/k" + std::to_string(kFusedMaxKSlices + 1)).c_str());
+  EXPECT_STREQ(prefill_fused_variant_name({FusedShape::w128n128, 1, 1, 1, kFusedMaxKSlices + 1}),
+               ("w128n128/tail-k" + std::to_string(kFusedMaxKSlices + 1)).c_str());
   EXPECT_FALSE(prefill_fused_tail_overlaps(prefill_fused_plan(128, 36864, 5120, true)));
   EXPECT_EQ(plan(128, 36864, 5120, true), "w128n128/tail-k5");
   EXPECT_EQ(plan(256, 18944, 3584, true), "w256n128/tail-k3");  // 16 past; parts: K / 4M = 3
