@@ -381,6 +381,7 @@ class HostBlock {
   uint32_t block_live_ = 0, block_arrived_ = 0;
   uint64_t block_generation_ = 0;
   uintptr_t atomic_unfenced_ = 0;        // ThreadOrder::block_atomic_unfenced of this block
+  bool triggered_dependents_ = false;    // ThreadOrder::block_triggered_dependents of this block
   BarrierOrderedStore barrier_ordered_;  // the last, of the latest barrier that ordered one
   uint64_t progress_ = 0;  // arrivals and exits; a scheduling round without any is a deadlock
   GridRendezvous* grid_ = nullptr;  // a co-resident launch's (null otherwise)
@@ -458,6 +459,7 @@ void HostBlock::start(const LaunchShape& shape, Dim3 block, unsigned char* share
   block_live_ = n;
   block_arrived_ = 0;
   atomic_unfenced_ = 0;
+  triggered_dependents_ = false;
   barrier_ordered_ = {};
   error_ = nullptr;
 
@@ -471,6 +473,7 @@ void HostBlock::start(const LaunchShape& shape, Dim3 block, unsigned char* share
     c.cluster_rank_ = rank;
     c.order_.awaiting_prior_grid = shape.overlaps_prior_grid;
     c.order_.block_atomic_unfenced = &atomic_unfenced_;
+    c.order_.block_triggered_dependents = &triggered_dependents_;
     c.order_.async_proxy = tracks_async_proxy_ ? &async_proxy_ : nullptr;
     c.order_.linear_thread = t;
     c.order_.cp_async = &cp_async_;
@@ -1368,6 +1371,7 @@ void run_block_plain(const LaunchShape& shape, Dim3 block, unsigned char* shared
   c.grid_dim_ = shape.grid;
   c.shared_ = shared;
   uintptr_t atomic_unfenced = 0;                       // the block's, as HostBlock keeps it
+  bool triggered_dependents = false;                   // the same
   scope.set_thread(&c.thread_, &c.block_, &c.order_);  // c is each thread in turn
   const uint32_t n = threads_per_block(shape);
   // Without collectives nothing orders two threads: any shared byte one
@@ -1382,6 +1386,7 @@ void run_block_plain(const LaunchShape& shape, Dim3 block, unsigned char* shared
     c.order_ = memcheck::ThreadOrder{};
     c.order_.awaiting_prior_grid = shape.overlaps_prior_grid;
     c.order_.block_atomic_unfenced = &atomic_unfenced;
+    c.order_.block_triggered_dependents = &triggered_dependents;
     c.order_.linear_thread = t;
     c.order_.race = &race;
     body(c);

@@ -95,7 +95,9 @@ class HostCtx {
   // with overlaps_prior_grid, a thread's global access before its
   // wait_prior_grid() is a violation (memcheck), as it is a race on the GPU.
   void wait_prior_grid() { order_.awaiting_prior_grid = false; }
-  void launch_dependents() {}
+  void launch_dependents() {
+    if (order_.block_triggered_dependents) *order_.block_triggered_dependents = true;
+  }
 
   // Global atomics and fences: a real atomic (blocks run concurrently on
   // the worker threads) and a real fence, and the rules of that pattern

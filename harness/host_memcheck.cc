@@ -290,6 +290,13 @@ void Scope::fail_after_atomic(uintptr_t a, uint32_t width, Op op) const {
                  "it the read may return what the SM held before another block's fenced store)");
 }
 
+void Scope::fail_store_before_trigger(uintptr_t a, uint32_t width) const {
+  fail_order(a, width, Op::store,
+             "before any thread of its block has called launch_dependents(), in a launch that "
+             "lets the launch after it overlap (lets_dependents_overlap): that launch can then "
+             "start only as this block's work ends, and the overlap the flag declares is lost");
+}
+
 void Scope::fail_unfenced_store(uintptr_t a, const Dim3& other, const ThreadOrder& store) const {
   const Region* stored = containing(store.unfenced_store);
   fail_order(

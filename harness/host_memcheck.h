@@ -18,7 +18,10 @@
 //     one independent of that grid (independent_of_prior_grid), whose grid
 //     let it start early (lets_dependents_overlap, GridFootprint), a thread
 //     may read before its wait the bytes that grid did not write and write
-//     those it neither read nor wrote, and waits before it exits;
+//     those it neither read nor wrote, and waits before it exits; and in the
+//     grid that lets it start early, no block stores to global memory before
+//     one of its threads has called launch_dependents() (else the overlap
+//     that grid declares does not happen: a bug of time, not of bits);
 //   - fences around a global atomic (blocks that count their arrivals, so
 //     that the last one reads what the others stored): when a thread of a
 //     block makes the atomic, every global store a thread of that block made
@@ -557,6 +560,10 @@ struct ThreadOrder {
   // The address of the block's last global atomic while no thread of the
   // block has fenced since (0: none); shared by the block's threads.
   uintptr_t* block_atomic_unfenced = nullptr;
+  // Whether a thread of the block has called launch_dependents() (the PTX
+  // ISA: the block's first call is the one that counts); shared by the
+  // block's threads.
+  bool* block_triggered_dependents = nullptr;
   // The block's async-proxy shadow when the launch reads shared memory
   // through the async proxy (null otherwise), and this thread's index in
   // the block, which the shadow records as a granule's writer.
@@ -672,7 +679,12 @@ class Scope {
       const std::string conflict = prior_->conflict(a, width, op);
       if (!conflict.empty()) fail_before_wait(a, width, op, conflict);
     }
-    if (footprint_) footprint_->record(a, width, op);
+    if (footprint_) {
+      footprint_->record(a, width, op);
+      if (op == Op::store && order_->block_triggered_dependents &&
+          !*order_->block_triggered_dependents)
+        fail_store_before_trigger(a, width);
+    }
     if (order_->block_atomic_unfenced && *order_->block_atomic_unfenced &&
         (op == Op::load || op == Op::cp_async_read))
       fail_after_atomic(a, width, op);
@@ -682,6 +694,7 @@ class Scope {
     }
   }
   [[noreturn]] void fail_after_atomic(uintptr_t a, uint32_t width, Op op) const;
+  [[noreturn]] void fail_store_before_trigger(uintptr_t a, uint32_t width) const;
   // CpAsyncShadow's rules for a shared-memory access at `offset`; records a
   // cp.async write as issued.
   void check_cp_async(std::size_t offset, uint32_t width, Op op);

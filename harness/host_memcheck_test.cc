@@ -333,17 +333,25 @@ TEST(HostMemcheck, GlobalAccessBeforeWaitingForThePriorGridIsCaughtInFibersAndPl
 
 // A grid that lets the launch after it start early: every thread reads
 // word 16 + t of `in` and writes word t of `out` (16 threads: bytes 64..127
-// of `in` read, 0..63 of `out` written).
+// of `in` read, 0..63 of `out` written). Every thread calls
+// launch_dependents() first, or (`trigger`) only each block's thread 0 does,
+// or block 1's threads call it only after their store.
+enum class Trigger : uint8_t { every_thread_first, thread0_first, block1_after_store };
 struct CopyWords {
   struct Params {
     const uint32_t* in;
     uint32_t* out;
+    Trigger trigger = Trigger::every_thread_first;
   };
   template <class Ctx>
   static void body(Ctx& ctx, const Params& p) {
-    ctx.launch_dependents();
-    const uint32_t t = ctx.thread_idx().y * 4 + ctx.thread_idx().x + 8 * ctx.block_idx().x;
+    const uint32_t x = ctx.thread_idx().x, y = ctx.thread_idx().y, b = ctx.block_idx().x;
+    const bool late = p.trigger == Trigger::block1_after_store && b == 1;
+    if (!late && (p.trigger != Trigger::thread0_first || (x == 0 && y == 0)))
+      ctx.launch_dependents();
+    const uint32_t t = y * 4 + x + 8 * b;
     store_u32(p.out + t, load_u32(p.in + 16 + t) + 1);
+    if (late) ctx.launch_dependents();
   }
 };
 
@@ -413,6 +421,24 @@ TEST(HostMemcheck, ALaunchIndependentOfTheGridBeforeTouchesOnlyWhatThatGridLeftA
                    run(collectives, false, {in.as<uint32_t>(), nullptr, false});
                  }),
                  {kCulprit, "in a launch that overlaps the grid before it"});
+  }
+  // The grid that lets the launch after it start early triggers before its
+  // stores: the block's first call counts for all its threads; a block that
+  // stores first fails (whether or not a launch after it is independent).
+  for (bool collectives : {false, true}) {
+    LaunchShape first = grid(0, collectives);
+    first.lets_dependents_overlap = true;
+    EXPECT_NO_THROW(launch_on_host<CopyWords>(
+        first, {in.as<uint32_t>(), out.as<uint32_t>(), Trigger::thread0_first}));
+    expect_parts(violation([&] {
+                   launch_on_host<CopyWords>(
+                       first, {in.as<uint32_t>(), out.as<uint32_t>(), Trigger::block1_after_store});
+                 }),
+                 {"thread (0,0,0), block (1,0,0)", "4-byte store at " + hex(out.as<uint32_t>() + 8),
+                  "before any thread of its block has called launch_dependents()", "\"out\""});
+    first.lets_dependents_overlap = false;  // no overlap declared: a late trigger is no fault
+    EXPECT_NO_THROW(launch_on_host<CopyWords>(
+        first, {in.as<uint32_t>(), out.as<uint32_t>(), Trigger::block1_after_store}));
   }
   LaunchShape alone = grid();
   alone.independent_of_prior_grid = true;

@@ -101,7 +101,10 @@ struct LaunchShape {
   bool independent_of_prior_grid = false;
   // The kernel calls launch_dependents() before its end, letting the launch
   // after it start early: the host executor records which global bytes this
-  // grid reads and writes, for that launch's rule (independent_of_prior_grid).
+  // grid reads and writes, for that launch's rule (independent_of_prior_grid),
+  // and fails a block's global store made before any thread of the block has
+  // called launch_dependents() (a trigger only after the stores would let
+  // the launch after start only as the blocks finish).
   bool lets_dependents_overlap = false;
   // The kernel reads shared memory through the async proxy (wgmma): the host
   // executor then tracks its generic writes to shared memory until fenced
