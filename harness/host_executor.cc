@@ -76,6 +76,9 @@ void validate_shape(const LaunchShape& s) {
 std::mutex g_footprint_mutex;
 std::shared_ptr<const memcheck::GridFootprint> g_last_footprint;
 
+// The live HostGridLog (null: none).
+std::atomic<HostGridLog*> g_grid_log{nullptr};
+
 Dim3 unflatten(uint64_t i, Dim3 extent) {
   Dim3 d;
   d.x = static_cast<uint32_t>(i % extent.x);
@@ -1413,8 +1416,24 @@ std::string demangled_name(const std::type_info& type) {
 uint32_t host_co_resident_blocks() { return g_co_resident_blocks.load(); }
 void set_host_co_resident_blocks(uint32_t blocks) { g_co_resident_blocks.store(blocks); }
 
+HostGridLog::HostGridLog() {
+  HostGridLog* none = nullptr;
+  if (!g_grid_log.compare_exchange_strong(none, this))
+    throw std::logic_error("HostGridLog: another log is alive; one at a time");
+}
+HostGridLog::~HostGridLog() { g_grid_log.store(nullptr); }
+std::vector<HostGrid> HostGridLog::grids() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return grids_;
+}
+void HostGridLog::record(HostGrid grid) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  grids_.push_back(std::move(grid));
+}
+
 void run_grid_on_host(const LaunchShape& shape, const HostThreadBody& body, const char* kernel) {
   validate_shape(shape);
+  if (HostGridLog* log = g_grid_log.load()) log->record({kernel, shape.grid, shape.cluster});
   // One snapshot for the whole launch: kernels do not allocate.
   const std::shared_ptr<const memcheck::Regions> allocations = memcheck::registered_allocations();
   // The grid before's footprint, where this launch may use it; this one's,

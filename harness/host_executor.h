@@ -17,8 +17,10 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <typeinfo>
+#include <vector>
 
 #include "harness/host_memcheck.h"
 #include "harness/kernel_ctx.h"
@@ -267,6 +269,28 @@ using HostThreadBody = std::function<void(HostCtx&)>;
 // rule; `kernel` names the kernel in that message.
 void run_grid_on_host(const LaunchShape& shape, const HostThreadBody& body,
                       const char* kernel = "(unnamed host grid)");
+
+// The grids run_grid_on_host runs while a HostGridLog is alive, in launch
+// order: for tests that a runner launches the kernels its plan names and no
+// more (a launch made twice gives the same bits in twice the time, so only
+// a count sees it). One log at a time. Hand-written: a list under a mutex.
+struct HostGrid {
+  std::string kernel;  // kernel_name<Kernel>()
+  Dim3 grid, cluster;
+};
+class HostGridLog {
+ public:
+  HostGridLog();
+  ~HostGridLog();
+  HostGridLog(const HostGridLog&) = delete;
+  HostGridLog& operator=(const HostGridLog&) = delete;
+  std::vector<HostGrid> grids() const;
+  void record(HostGrid grid);  // run_grid_on_host's, as each grid starts
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<HostGrid> grids_;
+};
 
 // Worker threads used for blocks: NVFP4_HOST_THREADS if set, else the number
 // of hardware threads. A co-resident launch takes one a block instead.

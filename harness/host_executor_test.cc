@@ -41,6 +41,31 @@ TEST(HostExecutor, FiberGridRunsEveryThreadOnce) {
   for (auto& h : hits) EXPECT_EQ(h.load(), 1);
 }
 
+// A HostGridLog holds the grids run while it lives, in order, each named;
+// one at a time; none after it is gone.
+TEST(HostExecutor, AGridLogHoldsTheGridsRunWhileItLives) {
+  const LaunchShape one{{3, 1, 1}, {32, 1, 1}, 0, false};
+  LaunchShape two{{2, 1, 4}, {64, 1, 1}, 0, true};
+  two.cluster = {1, 1, 2};
+  const auto nothing = [](HostCtx&) {};
+  {
+    HostGridLog log;
+    run_grid_on_host(one, nothing, "first");
+    run_grid_on_host(two, nothing, "second");
+    EXPECT_THROW(HostGridLog(), std::logic_error);
+    const std::vector<HostGrid> grids = log.grids();
+    ASSERT_EQ(grids.size(), 2u);
+    EXPECT_EQ(grids[0].kernel, "first");
+    EXPECT_EQ(grids[0].grid.x, 3u);
+    EXPECT_EQ(grids[1].kernel, "second");
+    EXPECT_EQ(grids[1].grid.z, 4u);
+    EXPECT_EQ(grids[1].cluster.z, 2u);
+  }
+  run_grid_on_host(one, nothing, "unlogged");
+  HostGridLog later;
+  EXPECT_TRUE(later.grids().empty());
+}
+
 TEST(HostExecutor, ShuffleXorButterflySumsTheWarp) {
   LaunchShape s{{2, 1, 1}, {64, 1, 1}, 0, true};
   std::vector<uint32_t> out(128);

@@ -14,12 +14,14 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "harness/backend_fixture.h"
+#include "harness/host_executor.h"
 #include "harness/launch.h"
 #include "kernels/nvfp4_matmul/nvfp4_matmul.h"
 #include "kernels/nvfp4_matmul/prefill_fused_plan.h"
@@ -211,9 +213,21 @@ void expect_tail_splits_give_prefill_vec8s_bits(nvh::Backend& backend, FusedShap
   }
   for (const FusedPlan& plan : plans) {
     backend.fill(run.Y.data(), 0xFF, run.Y.bytes());
+    std::optional<nvh::HostGridLog> log;
+    if (backend.kind() == nvh::BackendKind::host) log.emplace();
     run_prefill_fused_plan(backend, run.args, describe_problem(run.args), plan, nullptr);
-    EXPECT_TRUE(run.y_is_prefill_vec8s()) << "M = " << M << ", " << prefill_fused_variant_name(plan)
-                                          << ", " << plan.tail_tiles << " tail tiles";
+    const std::string what = "M = " + std::to_string(M) + ", " + prefill_fused_variant_name(plan) +
+                             ", " + std::to_string(plan.tail_tiles) + " tail tiles";
+    EXPECT_TRUE(run.y_is_prefill_vec8s()) << what;
+    if (!log) continue;
+    // The launches the plan names, each once (a second gives the same bits):
+    // the tiles before the tail, the tail's, and the sum of its parts unless
+    // its slices meet in clusters.
+    const std::vector<nvh::HostGrid> grids = log->grids();
+    ASSERT_EQ(grids.size(), plan.tail_cluster_sum ? 2u : 3u) << what;
+    EXPECT_EQ(grids.back().kernel.find("PrefillFusedSum") != std::string::npos,
+              !plan.tail_cluster_sum)
+        << what << ": " << grids.back().kernel;
   }
 }
 
