@@ -1,13 +1,14 @@
-"""A sampled mutation run over the lines a change added to a harness file (harness/host_executor.cc
-unless FILE names another), judged by harness_exec_tests (the host executor's own tests: its
-rules, each broken once).
+"""A sampled mutation run over the lines a change added to one file (harness/host_executor.cc
+unless FILE names another), judged by the test binary of the file's folder: harness_exec_tests
+for harness/ (the host executor's own tests: its rules, each broken once), kernels_tests for
+kernels/nvfp4_matmul/ (the operator's kernel tests, whole, on the host executor).
 
 mutation.py mutates kernels/nvfp4_matmul/ and judges with the operator's test binaries; the
 harness's executor is judged by none of them. This driver takes mutation.py's generator
 (universalmutator's rules, ignore.txt, string-only changes dropped), keeps the mutants on the lines
 `git diff BASE NEW -- FILE` added (no identifier renames), samples them with a
 seed, and judges each in a scratch copy of the tree: rebuilt with ninja (a build error: invalid),
-then every harness_exec_tests case (a failure or a run past 120 s: killed; all pass: survived).
+then every case of the judge (a failure or a run past 120 s: killed; all pass: survived).
 Hand-written: no tool judges a file with a test binary of our choosing.
 
 Usage: python3 ci/mutation/harness-run/run.py SCRATCH_SRC SCRATCH_BUILD BASE NEW SEED COUNT OUT.json
@@ -27,6 +28,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import mutation  # noqa: E402
 
 REL = sys.argv[8] if len(sys.argv) == 9 else "harness/host_executor.cc"
+# The judge of a file: its folder's test binary (ninja target, path in the build).
+JUDGES = {"harness/": ("harness_exec_tests", "harness/harness_exec_tests"),
+          "kernels/nvfp4_matmul/": ("kernels_tests", "kernels/nvfp4_matmul/kernels_tests")}
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 
 
@@ -40,15 +44,23 @@ def added_lines(base, new):
     return lines
 
 
+def judge_of(rel):
+    for folder, judge in JUDGES.items():
+        if rel.startswith(folder):
+            return judge
+    sys.exit("run.py: no test binary judges %s (folders: %s)" % (rel, ", ".join(JUDGES)))
+
+
 def judge(src, build, rec, original):
     lines = list(original)
     lines[rec["line"] - 1] = rec["mutated"] + "\n"
     with open(os.path.join(src, REL), "w") as f:
         f.writelines(lines)
-    if subprocess.run(["ninja", "-C", build, "harness_exec_tests"], capture_output=True).returncode:
+    target, binary = judge_of(REL)
+    if subprocess.run(["ninja", "-C", build, target], capture_output=True).returncode:
         return "invalid"
     try:
-        run = subprocess.run([os.path.join(build, "harness", "harness_exec_tests")],
+        run = subprocess.run([os.path.join(build, binary)],
                              capture_output=True, timeout=120)  # bytes: a mutant may print any
     except subprocess.TimeoutExpired:
         return "killed (timeout)"
@@ -59,6 +71,7 @@ def main():
     if len(sys.argv) not in (8, 9):
         sys.exit(__doc__)
     src, build, base, new, seed, count, out = sys.argv[1:8]
+    judge_of(REL)  # an unjudged file stops here, before the sample
     keep = added_lines(base, new)
     recs = [r for r in mutation.generate_file(src, REL)
             if r["line"] in keep and not r.get("renames_identifier") and not r.get("device_only")]
