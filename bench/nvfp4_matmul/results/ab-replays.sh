@@ -26,11 +26,28 @@ ab_bench() {  # ab_bench WHICH RUN
   echo "== bench $1 $2 rc=$?"
 }
 ab_benches() { ab_bench base 1; ab_bench new 1; ab_bench new 2; ab_bench base 2; }
-replay() {  # replay WHICH RUN
+replay() {  # replay WHICH RUN; with ab_clocks=1 the card's SM clock and power while it runs
+  local monitor=
+  if [ "${ab_clocks:-0}" = 1 ]; then
+    nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu --format=csv,noheader,nounits -lms 50 \
+      > "$OUT/clocks-$1-$2.csv" 2>/dev/null &
+    monitor=$!
+  fi
   timeout 60 /tmp/bin/nvfp4-harness-$1 replay bench/nvfp4_matmul/manifests/qwen_like_prefill.json --prompt 8192 \
     --chunk 256 --json "$OUT/$card-$tag-replay-$1-$2.json" > "$OUT/replay-$1-$2.log" 2>&1
+  [ -n "$monitor" ] && kill "$monitor" 2>/dev/null
   python3 -c "
-import json; d=json.load(open('$OUT/$card-$tag-replay-$1-$2.json')); print('replay $1 $2', round(d['total']['total_ms'],1), [(n['name'], round(n['total_ms'],1)) for n in d['node_types']])"
+import json; d=json.load(open('$OUT/$card-$tag-replay-$1-$2.json')); print('replay $1 $2', round(d['total']['total_ms'],1), 'span', round(d['span_us']/1000,1), [(n['name'], round(n['total_ms'],1)) for n in d['node_types']])"
+  [ -n "$monitor" ] && python3 - "$OUT/clocks-$1-$2.csv" <<'PY'
+import statistics, sys
+rows = [[float(x) for x in l.split(',')] for l in open(sys.argv[1]) if l.strip() and 'N/A' not in l]
+busy = [r for r in rows if r[1] > 200]  # samples while the replay's kernels run (watts)
+if busy:
+    print('  clocks while busy: %d samples, SM MHz median %.0f min %.0f, W median %.0f max %.0f, C max %.0f' % (
+        len(busy), statistics.median(r[0] for r in busy), min(r[0] for r in busy),
+        statistics.median(r[1] for r in busy), max(r[1] for r in busy), max(r[2] for r in busy)))
+PY
+  return 0
 }
 ab_replays() {
   replay base 1; replay new 1; replay new 2; replay base 2
