@@ -335,8 +335,10 @@ TEST(HostMemcheck, GlobalAccessBeforeWaitingForThePriorGridIsCaughtInFibersAndPl
 // word 16 + t of `in` and writes word t of `out` (16 threads: bytes 64..127
 // of `in` read, 0..63 of `out` written). Every thread calls
 // launch_dependents() first, or (`trigger`) only each block's thread 0 does,
-// or block 1's threads call it only after their store.
-enum class Trigger : uint8_t { every_thread_first, thread0_first, block1_after_store };
+// or block 1's threads call it only after their store, or every thread
+// first copies its word into shared memory by cp.async (a global read: legal
+// before the trigger) and then calls it.
+enum class Trigger : uint8_t { every_thread_first, thread0_first, block1_after_store, copy_first };
 struct CopyWords {
   struct Params {
     const uint32_t* in;
@@ -346,10 +348,19 @@ struct CopyWords {
   template <class Ctx>
   static void body(Ctx& ctx, const Params& p) {
     const uint32_t x = ctx.thread_idx().x, y = ctx.thread_idx().y, b = ctx.block_idx().x;
+    const uint32_t t = y * 4 + x + 8 * b;
+    if (p.trigger == Trigger::copy_first) {
+      uint32_t* word = ctx.template shared_mem<uint32_t>() + y * 4 + x;
+      ctx.cp_async4(word, p.in + 16 + t);
+      ctx.cp_async_commit();
+      ctx.template cp_async_wait<0>();
+      ctx.launch_dependents();
+      store_u32(p.out + t, load_generic_u32(word) + 1);
+      return;
+    }
     const bool late = p.trigger == Trigger::block1_after_store && b == 1;
     if (!late && (p.trigger != Trigger::thread0_first || (x == 0 && y == 0)))
       ctx.launch_dependents();
-    const uint32_t t = y * 4 + x + 8 * b;
     store_u32(p.out + t, load_u32(p.in + 16 + t) + 1);
     if (late) ctx.launch_dependents();
   }
@@ -435,7 +446,14 @@ TEST(HostMemcheck, ALaunchIndependentOfTheGridBeforeTouchesOnlyWhatThatGridLeftA
                        first, {in.as<uint32_t>(), out.as<uint32_t>(), Trigger::block1_after_store});
                  }),
                  {"thread (0,0,0), block (1,0,0)", "4-byte store at " + hex(out.as<uint32_t>() + 8),
-                  "before any thread of its block has called launch_dependents()", "\"out\""});
+                  "before any thread of its block has called launch_dependents()",
+                  "(lets_dependents_overlap)", "\"out\""});
+    if (collectives) {  // cp.async: a global read, which the rule leaves alone
+      LaunchShape copying = grid(64, true);
+      copying.lets_dependents_overlap = true;
+      EXPECT_NO_THROW(launch_on_host<CopyWords>(
+          copying, {in.as<uint32_t>(), out.as<uint32_t>(), Trigger::copy_first}));
+    }
     first.lets_dependents_overlap = false;  // no overlap declared: a late trigger is no fault
     EXPECT_NO_THROW(launch_on_host<CopyWords>(
         first, {in.as<uint32_t>(), out.as<uint32_t>(), Trigger::block1_after_store}));
