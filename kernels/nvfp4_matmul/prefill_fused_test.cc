@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <random>
 #include <set>
@@ -228,6 +229,45 @@ void expect_tail_splits_give_prefill_vec8s_bits(nvh::Backend& backend, FusedShap
     EXPECT_EQ(grids.back().kernel.find("PrefillFusedSum") != std::string::npos,
               !plan.tail_cluster_sum)
         << what << ": " << grids.back().kernel;
+  }
+}
+
+// Every kind of plan, run by the runner on the host: prefill_vec8's bits
+// from the kernels the plan names, each launched once (HostGridLog: a
+// second launch of a kernel gives the same bits in twice the time). Hand
+// plans on small problems: the plans pick these kinds only at sizes the
+// host executor takes minutes over. Tails: ATailSplitGivesPrefillVec8sBits.
+TEST(PrefillFusedRunner, EachPlanLaunchesItsKernelsOnce) {
+  const std::unique_ptr<nvh::Backend> host = nvh::make_host_backend();
+  struct Planned {
+    int64_t M;
+    FusedPlan plan;
+    std::size_t grids;  // the fused kernel, and the parts' sum where there are parts
+  };
+  const Planned cases[] = {
+      {12, {FusedShape::m16n64, 1, 3}, 2},  // the GEMV-shaped path: its kernel, its sum
+      {40, {FusedShape::m64n128, 1}, 1},
+      {40, {FusedShape::m64n128, 3}, 2},
+      {100, {FusedShape::w128n128, 1}, 1},
+      {100, {FusedShape::w128n128, 2}, 2},
+      {100, {FusedShape::w128n128, 2, 1, 0, 1, true}, 1},  // slices meeting in a cluster
+      {140, {FusedShape::w256n128, 3}, 2},
+      {140, {FusedShape::w256n128, 2, 1, 0, 1, true}, 1},
+  };
+  for (const Planned& c : cases) {
+    HandLaunch run(*host, c.M, 200, 768, static_cast<uint64_t>(c.M));
+    host->fill(run.Y.data(), 0xFF, run.Y.bytes());
+    nvh::HostGridLog log;
+    run_prefill_fused_plan(*host, run.args, describe_problem(run.args), c.plan, nullptr);
+    const std::string what =
+        "M = " + std::to_string(c.M) + ", " + prefill_fused_variant_name(c.plan);
+    EXPECT_TRUE(run.y_is_prefill_vec8s()) << what;
+    const std::vector<nvh::HostGrid> grids = log.grids();
+    EXPECT_EQ(grids.size(), c.grids) << what;
+    if (c.grids == 2 && grids.size() == 2) {
+      EXPECT_NE(grids.back().kernel.find("Sum"), std::string::npos)
+          << what << ": " << grids[1].kernel;
+    }
   }
 }
 
