@@ -1,5 +1,6 @@
 # Sourced by the A/B call scripts (bias-ab-call.sh, fused-ab-call.sh, cluster-sum-call.sh,
-# tail-cluster-call.sh, h200-replay-call.sh) from the repository root, with tag and OUT set. The
+# tail-cluster-call.sh, h200-replay-call.sh, head-round-call.sh, head-replay-clocks-call.sh) from the
+# repository root, with tag and OUT set. The
 # call's card: ab_card [h200-only] unpacks build/carry2/bin.tgz into /tmp/bin, prints the card's
 # name and sets card (h200, h100, gpu); with h200-only, on any other card it ends the call. The bench half: ab_bench WHICH RUN times binary
 # nvfp4-harness-WHICH's msweep rows over ab_shapes (the replay's four shapes and the sweep's three)
@@ -7,7 +8,8 @@
 # base / new / new / base (a caller sets ab_ms and ab_only after sourcing to time others). The
 # replay half: ab_replays, the 8K replay base / new / new / base and once on prefill_vec8 (base);
 # replays_and_comparison, those and then the msweep rows' old / new comparison of the bench runs
-# base-{1,2} and new-{1,2}.
+# base-{1,2} and new-{1,2} (ab_clocks=1: each replay with the card's clocks). ab_sanitizers LIMIT_S:
+# the cluster and tail GPU tests under compute-sanitizer memcheck and racecheck.
 ab_card() {  # ab_card [h200-only]
   mkdir -p /tmp/bin && tar -xzf build/carry2/bin.tgz -C /tmp/bin
   local name
@@ -55,6 +57,13 @@ ab_replays() {
     --chunk 256 --route prefill_vec8 --json "$OUT/$card-$tag-replay-vec8.json" > "$OUT/replay-vec8.log" 2>&1
   python3 -c "
 import json; d=json.load(open('$OUT/$card-$tag-replay-vec8.json')); print('replay prefill_vec8', round(d['total']['total_ms'],1))"
+}
+ab_sanitizers() {  # ab_sanitizers LIMIT_S: the cluster and tail GPU tests under memcheck and racecheck
+  for tool in memcheck racecheck; do
+    timeout "$1" compute-sanitizer --tool $tool --error-exitcode 9 /tmp/bin/kernels_tests \
+      --gtest_filter='*SlicesThatMeetInACluster*cuda*:*ATailSplit*cuda*' > "$OUT/kernels-$tool.log" 2>&1
+    echo "== kernels $tool rc=$?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) " "$OUT/kernels-$tool.log"
+  done
 }
 replays_and_comparison() {
   ab_replays

@@ -27,11 +27,7 @@ if [ "$card" = h200 ] || [ "${HEAD_TARGETS:-0}" = 1 ]; then
   timeout 300 /tmp/bin/nvfp4-harness-new bench --json "$OUT/$card-$tag-targets-bench.json" > "$OUT/targets-bench.log" 2>&1
   echo "== targets bench rc=$? $((SECONDS - t0)) s"
 fi
-for tool in memcheck racecheck; do
-  timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 /tmp/bin/kernels_tests \
-    --gtest_filter='*SlicesThatMeetInACluster*cuda*:*ATailSplit*cuda*' > "$OUT/kernels-$tool.log" 2>&1
-  echo "== kernels $tool rc=$?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) " "$OUT/kernels-$tool.log"
-done
+ab_sanitizers 100
 # At most 8 files come back: the logs and replays in one archive, the A/B rows in another.
 (cd "$OUT" && tar -czf logs.tgz *.log *replay*.json clocks-*.csv && tar -czf ab.tgz $card-$tag-base-*.json $card-$tag-new-*.json \
   && rm -f *.log *replay*.json clocks-*.csv $card-$tag-base-*.json $card-$tag-new-*.json)

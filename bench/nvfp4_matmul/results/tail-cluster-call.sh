@@ -34,9 +34,5 @@ ab_benches
 echo "== $((SECONDS - t0)) s"
 replays_and_comparison
 echo "== $((SECONDS - t0)) s"
-for tool in memcheck racecheck; do
-  timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 /tmp/bin/kernels_tests \
-    --gtest_filter='*SlicesThatMeetInACluster*cuda*:*ATailSplit*cuda*' > "$OUT/kernels-$tool.log" 2>&1
-  echo "== kernels $tool rc=$?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) " "$OUT/kernels-$tool.log"
-done
+ab_sanitizers 120
 tar -czf "$OUT/logs.tgz" -C "$OUT" $(cd "$OUT" && ls *.log *replay*.json) && rm -f "$OUT"/*.log "$OUT"/*replay*.json
