@@ -7,13 +7,17 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "harness/backend_fixture.h"
+#include "harness/host_executor.h"
 #include "harness/launch.h"
 #include "kernels/nvfp4_matmul/gemv_mma.cuh"
+#include "kernels/nvfp4_matmul/gemv_mma_slices.cuh"
+#include "kernels/nvfp4_matmul/prefill_fused_plan.h"
 #include "kernels/nvfp4_matmul/prefill_vec8.cuh"
 #include "properties/nvfp4_matmul/matmul_case.h"
 #include "reference/nvfp4_matmul/dequant.h"
@@ -196,8 +200,30 @@ TEST_P(OnBackend, GemvMmaReadsActivationsPrePairedOrFromA) {
   }
 }
 
-// In exact mode every route lands on the rounded exact sum, hence on the same bits.
+// The grids a call of route r on an M x N x K problem launches: its kernel,
+// and the parts' sum where its plan splits K; the prefill routes' dequant
+// and the GEMM step (a grid of its own on the host).
+std::size_t grids_of(Route r, int64_t M, int64_t N, int64_t K) {
+  switch (r) {
+    case Route::gemv_mma:
+      return GemvMmaSlices::slices_for(M, N, K) > 1 ? 2 : 1;
+    case Route::prefill_fused: {
+      const FusedPlan plan = prefill_fused_plan(M, N, K, true);  // the host executor has wgmma
+      return plan.gemv_slices > 1 || (plan.k_slices > 1 && !plan.cluster_sum) ? 2 : 1;
+    }
+    case Route::prefill_vec8:
+    case Route::prefill_scalar:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+// In exact mode every route lands on the rounded exact sum, hence on the
+// same bits; on the host each route's call launches its kernels once
+// (HostGridLog: a kernel launched twice gives the same bits in twice the time).
 TEST_P(OnBackend, ExactModeGivesTheSameBitsOnEveryRoute) {
+  const bool host = backend().kind() == nvh::BackendKind::host;
   for (DType t : {DType::fp16, DType::bf16}) {
     CaseSpec s = spec(8, 48, 256, 16, t, true);
     s.exact = true;
@@ -205,7 +231,10 @@ TEST_P(OnBackend, ExactModeGivesTheSameBitsOnEveryRoute) {
     for (Route r : {Route::gemv_mma, Route::gemv_scalar, Route::prefill_fused, Route::prefill_vec8,
                     Route::prefill_scalar}) {
       s.options.force_route = r;
+      std::optional<nvh::HostGridLog> log;
+      if (host) log.emplace();
       hashes.push_back(run_and_check(backend(), s, r).y_sha256);
+      if (log) EXPECT_EQ(log->grids().size(), grids_of(r, 8, 48, 256)) << route_name(r);
     }
     for (const auto& h : hashes) EXPECT_EQ(h, hashes.front());
   }
