@@ -163,23 +163,41 @@ const Region* GridFootprint::region_of(uintptr_t a, uint32_t width, std::size_t*
   return r;
 }
 
+namespace {
+
+// Calls f(word, mask) for each 64-bit word of a bit-a-byte map that bytes
+// [first, first + width) fall in, mask holding their bits: one or two words
+// for an access of at most 16 bytes, so one atomic a word, not one a byte.
+template <class F>
+void for_each_word(uintptr_t first, uint32_t width, F f) {
+  for (uintptr_t b = first; b < first + width;) {
+    const uintptr_t end = std::min<uintptr_t>(first + width, (b / 64 + 1) * 64);
+    const uint32_t bits = static_cast<uint32_t>(end - b);
+    const uint64_t mask = (bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1) << (b % 64);
+    f(b / 64, mask);
+    b = end;
+  }
+}
+
+}  // namespace
+
 void GridFootprint::record(uintptr_t a, uint32_t width, Op op) {
   std::size_t i = 0;
   const Region* r = region_of(a, width, &i);
   if (!r) return;
   const bool reads = op != Op::store, writes = op == Op::store || op == Op::atomic;
-  for (uintptr_t b = a - r->base; b < a - r->base + width; ++b) {
-    const uint64_t bit = uint64_t{1} << (b % 64);
-    if (reads) bits_[i].read[b / 64].fetch_or(bit, std::memory_order_relaxed);
-    if (writes) bits_[i].written[b / 64].fetch_or(bit, std::memory_order_relaxed);
-  }
+  for_each_word(a - r->base, width, [&](uintptr_t word, uint64_t mask) {
+    if (reads) bits_[i].read[word].fetch_or(mask, std::memory_order_relaxed);
+    if (writes) bits_[i].written[word].fetch_or(mask, std::memory_order_relaxed);
+  });
 }
 
 bool GridFootprint::any(const std::atomic<uint64_t>* bits, uintptr_t first, uint32_t width) {
-  for (uintptr_t b = first; b < first + width; ++b) {
-    if (bits[b / 64].load(std::memory_order_relaxed) >> (b % 64) & 1u) return true;
-  }
-  return false;
+  bool set = false;
+  for_each_word(first, width, [&](uintptr_t word, uint64_t mask) {
+    set = set || (bits[word].load(std::memory_order_relaxed) & mask) != 0;
+  });
+  return set;
 }
 
 std::string GridFootprint::conflict(uintptr_t a, uint32_t width, Op op) const {
