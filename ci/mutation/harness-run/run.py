@@ -44,6 +44,14 @@ def added_lines(base, new):
     return lines
 
 
+def commit_of(rev):
+    got = subprocess.run(["git", "-C", REPO, "rev-parse", "--verify", "--quiet", rev + "^{object}"],
+                         capture_output=True, text=True)
+    if got.returncode:
+        sys.exit("run.py: %r names no commit or tree of this repository" % rev)
+    return got.stdout.strip()
+
+
 def judge_of(rel):
     for folder, judge in JUDGES.items():
         if rel.startswith(folder):
@@ -71,6 +79,7 @@ def main():
     if len(sys.argv) not in (8, 9):
         sys.exit(__doc__)
     src, build, base, new, seed, count, out = sys.argv[1:8]
+    base, new = commit_of(base), commit_of(new)  # the report names commits, not "HEAD"
     judge_of(REL)  # an unjudged file stops here, before the sample
     keep = added_lines(base, new)
     recs = [r for r in mutation.generate_file(src, REL)
