@@ -3,7 +3,7 @@
 # session's failed starts left (about 9 minutes). Item 6 first: the fused GPU tests, the 8K replay
 # base (64e7bff) / new (ee65bc7's binary) / new / base with the card's clocks (ab_clocks), and on
 # prefill_vec8; then item 5's rows alone (the fused call with bias, cuBLAS BF16 alone, the weights
-# read alone; the msweep's M values and shapes) in LEAN_S seconds. Items 7's kernels did not change
+# read alone; the msweep's M values and shapes) in LEAN_S seconds (0: none). Items 7's kernels did not change
 # since the H200's last round. On any other card it runs nothing past the tests.
 # Usage (device): bash bench/nvfp4_matmul/results/h200-lean-call.sh TAG
 set -uo pipefail
@@ -12,13 +12,15 @@ cd "$(dirname "$0")/../../.."
 source bench/nvfp4_matmul/results/ab-replays.sh
 ab_card
 t0=$SECONDS
-timeout 90 /tmp/bin/kernels_tests --gtest_filter='*Fused*cuda*:GpuAgainstHost.*:PrefillFused*:*ExactMode*' \
+timeout 60 /tmp/bin/kernels_tests --gtest_filter='*Fused*cuda*:GpuAgainstHost.*:PrefillFused*:*ExactMode*' \
   > "$OUT/tests.log" 2>&1
 echo "== kernel tests rc=$? $((SECONDS - t0)) s"
 grep -E "^\[  (PASSED|FAILED) |FAILED  \]|SKIPPED  \]" "$OUT/tests.log" | head -20
 if [ "$card" = h200 ]; then
   ab_clocks=1 ab_replays
   echo "== $((SECONDS - t0)) s"
+fi
+if [ "$card" = h200 ] && [ "${LEAN_S:-150}" -gt 0 ]; then  # LEAN_S=0: the replays alone
   timeout "${LEAN_S:-150}" /tmp/bin/nvfp4-harness-new bench --group msweep --only "prefill_fused bias M" \
     --only "cuBLAS BF16 GEMM alone" --only "weight bytes read alone" \
     --json "$OUT/$card-$tag-item5-bench.json" > "$OUT/item5-bench.log" 2>&1
