@@ -1,6 +1,6 @@
 # Sourced by the A/B call scripts (bias-ab-call.sh, fused-ab-call.sh, cluster-sum-call.sh,
-# tail-cluster-call.sh, h200-replay-call.sh, head-round-call.sh, head-replay-clocks-call.sh) from the
-# repository root, with tag and OUT set. The
+# tail-cluster-call.sh, h200-replay-call.sh, head-round-call.sh, head-replay-clocks-call.sh,
+# h200-lean-call.sh) from the repository root, with tag and OUT set. The
 # call's card: ab_card [h200-only] unpacks build/carry2/bin.tgz into /tmp/bin, prints the card's
 # name and sets card (h200, h100, gpu); with h200-only, on any other card it ends the call. The bench half: ab_bench WHICH RUN times binary
 # nvfp4-harness-WHICH's msweep rows over ab_shapes (the replay's four shapes and the sweep's three)
