@@ -9,7 +9,8 @@
 # replay half: ab_replays, the 8K replay base / new / new / base and once on prefill_vec8 (base);
 # replays_and_comparison, those and then the msweep rows' old / new comparison of the bench runs
 # base-{1,2} and new-{1,2} (ab_clocks=1: each replay with the card's clocks). ab_sanitizers LIMIT_S:
-# the cluster and tail GPU tests under compute-sanitizer memcheck and racecheck.
+# the cluster and tail GPU tests under compute-sanitizer memcheck and racecheck. ab_fused_tests
+# LIMIT_S: the fused route's GPU tests into $OUT/tests.log.
 ab_card() {  # ab_card [h200-only]
   mkdir -p /tmp/bin && tar -xzf build/carry2/bin.tgz -C /tmp/bin
   local name
@@ -57,6 +58,13 @@ ab_replays() {
     --chunk 256 --route prefill_vec8 --json "$OUT/$card-$tag-replay-vec8.json" > "$OUT/replay-vec8.log" 2>&1
   python3 -c "
 import json; d=json.load(open('$OUT/$card-$tag-replay-vec8.json')); print('replay prefill_vec8', round(d['total']['total_ms'],1))"
+}
+ab_fused_tests() {  # ab_fused_tests LIMIT_S: fused GPU tests, GPU = host, each route's exact bits
+  local t0=$SECONDS
+  timeout "$1" /tmp/bin/kernels_tests --gtest_filter='*Fused*cuda*:GpuAgainstHost.*:PrefillFused*:*ExactMode*' \
+    > "$OUT/tests.log" 2>&1
+  echo "== kernel tests rc=$? $((SECONDS - t0)) s"
+  grep -E "^\[  (PASSED|FAILED) |FAILED  \]|SKIPPED  \]" "$OUT/tests.log" | head -20
 }
 ab_sanitizers() {  # ab_sanitizers LIMIT_S: the cluster and tail GPU tests under memcheck and racecheck
   for tool in memcheck racecheck; do

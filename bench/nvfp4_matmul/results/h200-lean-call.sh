@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Session of 2026-12-06 from 20:47 UTC: main's head on an H200 in the little device time the
-# session's failed starts left (about 9 minutes). Item 6 first: the fused GPU tests, the 8K replay
-# base (64e7bff) / new (ee65bc7's binary) / new / base with the card's clocks (ab_clocks), and on
-# prefill_vec8; then item 5's rows alone (the fused call with bias, cuBLAS BF16 alone, the weights
-# read alone; the msweep's M values and shapes) in LEAN_S seconds (0: none). Items 7's kernels did not change
-# since the H200's last round. On any other card it runs nothing past the tests.
+# session's failed starts left (none came: 13 starts failed). Item 6 first: the fused GPU tests
+# (ab_fused_tests), the 8K replay base (64e7bff) / new (ee65bc7's binary) / new / base with the
+# card's clocks (ab_clocks), and on prefill_vec8; then item 5's rows alone (the fused call with
+# bias, cuBLAS BF16 alone, the weights read alone; the msweep's M values and shapes) in LEAN_S
+# seconds (0: none). Item 7's kernels did not change since the H200's last round. On any other
+# card it runs nothing past the tests.
 # Usage (device): bash bench/nvfp4_matmul/results/h200-lean-call.sh TAG
 set -uo pipefail
 tag="${1:-lean}"
@@ -12,10 +13,7 @@ cd "$(dirname "$0")/../../.."
 source bench/nvfp4_matmul/results/ab-replays.sh
 ab_card
 t0=$SECONDS
-timeout 60 /tmp/bin/kernels_tests --gtest_filter='*Fused*cuda*:GpuAgainstHost.*:PrefillFused*:*ExactMode*' \
-  > "$OUT/tests.log" 2>&1
-echo "== kernel tests rc=$? $((SECONDS - t0)) s"
-grep -E "^\[  (PASSED|FAILED) |FAILED  \]|SKIPPED  \]" "$OUT/tests.log" | head -20
+ab_fused_tests 60
 if [ "$card" = h200 ]; then
   ab_clocks=1 ab_replays
   echo "== $((SECONDS - t0)) s"

@@ -13,9 +13,7 @@ cd "$(dirname "$0")/../../.."
 source bench/nvfp4_matmul/results/ab-replays.sh
 ab_card
 t0=$SECONDS
-timeout 170 /tmp/bin/kernels_tests --gtest_filter='*Fused*cuda*:GpuAgainstHost.*:PrefillFused*' > "$OUT/tests.log" 2>&1
-echo "== kernel tests rc=$? $((SECONDS - t0)) s"
-grep -E "^\[  (PASSED|FAILED) |FAILED  \]|SKIPPED  \]" "$OUT/tests.log" | head -20
+ab_fused_tests 170
 ab_clocks=1 ab_replays
 echo "== $((SECONDS - t0)) s"
 ab_benches
