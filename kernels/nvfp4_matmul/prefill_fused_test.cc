@@ -611,6 +611,9 @@ TEST(PrefillFusedPlan, ShapeByMSlicesByTheBlocksLeft) {
   // A tail split: each launch its own rounds (264 whole tiles, then 24 in
   // 4 slices); 148 tiles: 132, then 16 in 3 slices.
   EXPECT_EQ(rounds(256, 36864, 5120), "360 in 3 x 132, slices of 5120");
+  // Tiles that fill whole rounds leave no tail: K whole, one slice (its name
+  // alone cannot tell: a plan of -1 slices is named "w256n128" too).
+  EXPECT_EQ(rounds(256, 33792, 4096), "264 in 2 x 132, slices of 4096");
   EXPECT_EQ(rounds(256, 18944, 3584), "180 in 2 x 132, slices of 3584");
   EXPECT_EQ(rounds(12, 4096, 4096), "0 in 0 x 0, slices of 0");  // the GEMV-shaped path
   EXPECT_FALSE(fills(12, 4096, 4096));
