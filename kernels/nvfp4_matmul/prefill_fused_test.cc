@@ -271,6 +271,46 @@ TEST(PrefillFusedRunner, EachPlanLaunchesItsKernelsOnce) {
   }
 }
 
+// A hand plan the runner cannot carry out is refused before any launch, the
+// error naming the field and its value (a slice count below 1 or a tail of
+// every tile would launch grids of nonsense dimensions). 200 x 768: K's six
+// 128-value steps, two tiles of 128 columns.
+TEST(PrefillFusedRunner, RefusesAPlanItCannotCarryOut) {
+  const std::unique_ptr<nvh::Backend> host = nvh::make_host_backend();
+  struct Refused {
+    FusedPlan plan;
+    const char* error;
+  };
+  const Refused cases[] = {
+      {{FusedShape::m64n128, 0}, "k_slices = 0, outside 1..6"},
+      {{FusedShape::m64n128, -1}, "k_slices = -1, outside 1..6"},
+      {{FusedShape::m64n128, 7}, "k_slices = 7, outside 1..6"},
+      {{FusedShape::m16n64, 1, 0}, "gemv_slices = 0"},
+      {{FusedShape::w128n128, 1, 1, 2, 2}, "tail_tiles = 2, where a tail is 0 or fewer"},
+      {{FusedShape::w128n128, 1, 1, -1, 2}, "tail_tiles = -1, where"},
+      {{FusedShape::w128n128, 1, 1, 1, 0}, "tail_k_slices = 0, outside 1..6"},
+  };
+  for (const Refused& c : cases) {
+    HandLaunch run(*host, 40, 200, 768, 7);
+    nvh::HostGridLog log;
+    try {
+      run_prefill_fused_plan(*host, run.args, describe_problem(run.args), c.plan, nullptr);
+      ADD_FAILURE() << "no error for a plan whose error would say " << c.error;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(c.error), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(log.grids().empty()) << c.error;
+  }
+  // The edges that are plans: six slices, a tail of all tiles but one.
+  HandLaunch run(*host, 100, 200, 768, 7);
+  for (const FusedPlan& plan :
+       {FusedPlan{FusedShape::w128n128, 6}, FusedPlan{FusedShape::w128n128, 1, 1, 1, 6}}) {
+    host->fill(run.Y.data(), 0xFF, run.Y.bytes());
+    run_prefill_fused_plan(*host, run.args, describe_problem(run.args), plan, nullptr);
+    EXPECT_TRUE(run.y_is_prefill_vec8s()) << prefill_fused_variant_name(plan);
+  }
+}
+
 TEST_P(FusedOnBackend, ATailSplitGivesPrefillVec8sBits) {
   expect_tail_splits_give_prefill_vec8s_bits<PrefillFusedM64N128>(backend(), FusedShape::m64n128,
                                                                   40);
