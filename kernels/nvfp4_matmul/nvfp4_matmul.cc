@@ -236,10 +236,6 @@ void run_prefill_fused_shape(nvh::Backend& backend, PrefillFusedParams params,
   }
 }
 
-}  // namespace
-
-namespace {
-
 // A plan the runner can carry out, or an error naming the field. The
 // planner's plans are (PrefillFusedPlan tests); a hand plan (tests, the
 // bench) may not be, and a slice count below 1 or a tail of all N's tiles
@@ -261,9 +257,15 @@ void check_fused_plan(const FusedPlan& plan, const Problem& p) {
     }
   };
   check_slices("k_slices", plan.k_slices);
-  if (plan.tail_tiles < 0 || (plan.tail_tiles > 0 && prefill_fused_tail_begin(plan, p.N) <= 0)) {
-    fail("tail_tiles = " + std::to_string(plan.tail_tiles) +
-         ", where a tail is 0 or fewer tiles than N's");
+  const int64_t cols = with_fused_shape(plan.shape, [](auto tag) {
+    using Fused = typename decltype(tag)::type;
+    return static_cast<int64_t>(Fused::kTileCols);
+  });
+  const int64_t tiles = (p.N + cols - 1) / cols;
+  if (plan.tail_tiles < 0 || plan.tail_tiles >= tiles) {
+    fail("tail_tiles = " + std::to_string(plan.tail_tiles) + ", outside 0.." +
+         std::to_string(tiles - 1) + " (fewer than N's " + std::to_string(tiles) + " tiles of " +
+         std::to_string(cols) + " columns)");
   }
   if (plan.tail_tiles > 0) check_slices("tail_k_slices", plan.tail_k_slices);
 }

@@ -286,8 +286,9 @@ TEST(PrefillFusedRunner, RefusesAPlanItCannotCarryOut) {
       {{FusedShape::m64n128, -1}, "k_slices = -1, outside 1..6"},
       {{FusedShape::m64n128, 7}, "k_slices = 7, outside 1..6"},
       {{FusedShape::m16n64, 1, 0}, "gemv_slices = 0"},
-      {{FusedShape::w128n128, 1, 1, 2, 2}, "tail_tiles = 2, where a tail is 0 or fewer"},
-      {{FusedShape::w128n128, 1, 1, -1, 2}, "tail_tiles = -1, where"},
+      {{FusedShape::w128n128, 1, 1, 2, 2},
+       "tail_tiles = 2, outside 0..1 (fewer than N's 2 tiles of 128 columns)"},
+      {{FusedShape::w128n128, 1, 1, -1, 2}, "tail_tiles = -1, outside 0..1"},
       {{FusedShape::w128n128, 1, 1, 1, 0}, "tail_k_slices = 0, outside 1..6"},
   };
   for (const Refused& c : cases) {
