@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Session of 2026-12-06 from 20:47 UTC: main's head on an H200 in the little device time the
 # session's failed starts left (none came: 13 starts failed). Item 6 first: the fused GPU tests
-# (ab_fused_tests), the 8K replay base (64e7bff) / new (ee65bc7's binary) / new / base with the
+# (ab_fused_tests), the 8K replay base (64e7bff) / new (the head's binary) / new / base with the
 # card's clocks (ab_clocks), and on prefill_vec8; then item 5's rows alone (the fused call with
 # bias, cuBLAS BF16 alone, the weights read alone; the msweep's M values and shapes) in LEAN_S
 # seconds (0: none). Item 7's kernels did not change since the H200's last round. On any other
