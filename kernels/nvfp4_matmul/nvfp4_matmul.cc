@@ -236,40 +236,6 @@ void run_prefill_fused_shape(nvh::Backend& backend, PrefillFusedParams params,
   }
 }
 
-// A plan the runner can carry out, or an error naming the field. The
-// planner's plans are (PrefillFusedPlan tests); a hand plan (tests, the
-// bench) may not be, and a slice count below 1 or a tail of all N's tiles
-// or more would launch grids of nonsense dimensions over nonsense columns.
-void check_fused_plan(const FusedPlan& plan, const Problem& p) {
-  const auto fail = [&](const std::string& what) {
-    throw std::invalid_argument("run_prefill_fused_plan: " + what + " (plan " +
-                                prefill_fused_variant_name(plan) + ", M = " + std::to_string(p.M) +
-                                ", N = " + std::to_string(p.N) + ", K = " + std::to_string(p.K) +
-                                ")");
-  };
-  if (plan.gemv_slices < 1) fail("gemv_slices = 0 (1: the tiles; more: the GEMV-shaped kernel)");
-  if (plan.gemv_slices > 1) return;
-  const int64_t most = p.K / 128;  // a slice holds one 128-value step at least
-  const auto check_slices = [&](const char* name, int64_t slices) {
-    if (slices < 1 || slices > most) {
-      fail(std::string(name) + " = " + std::to_string(slices) + ", outside 1.." +
-           std::to_string(most) + " (a slice holds a 128-value step of K at least)");
-    }
-  };
-  check_slices("k_slices", plan.k_slices);
-  const int64_t cols = with_fused_shape(plan.shape, [](auto tag) {
-    using Fused = typename decltype(tag)::type;
-    return static_cast<int64_t>(Fused::kTileCols);
-  });
-  const int64_t tiles = (p.N + cols - 1) / cols;
-  if (plan.tail_tiles < 0 || plan.tail_tiles >= tiles) {
-    fail("tail_tiles = " + std::to_string(plan.tail_tiles) + ", outside 0.." +
-         std::to_string(tiles - 1) + " (fewer than N's " + std::to_string(tiles) + " tiles of " +
-         std::to_string(cols) + " columns)");
-  }
-  if (plan.tail_tiles > 0) check_slices("tail_k_slices", plan.tail_k_slices);
-}
-
 }  // namespace
 
 // The parts go in the caller's scratch when there is one (any [N, K] of A's
@@ -277,7 +243,12 @@ void check_fused_plan(const FusedPlan& plan, const Problem& p) {
 // its own, freed once the launch is done.
 void run_prefill_fused_plan(nvh::Backend& backend, const MatmulArgs& a, const Problem& p,
                             const FusedPlan& plan, void* scratch) {
-  check_fused_plan(plan, p);
+  if (const std::string fault = prefill_fused_plan_fault(plan, p.N, p.K); !fault.empty()) {
+    throw std::invalid_argument("run_prefill_fused_plan: " + fault + " (plan " +
+                                prefill_fused_variant_name(plan) + ", M = " + std::to_string(p.M) +
+                                ", N = " + std::to_string(p.N) + ", K = " + std::to_string(p.K) +
+                                ")");
+  }
   if (plan.gemv_slices > 1) {
     run_gemv_slices(backend, a, p, plan.gemv_slices);
     return;

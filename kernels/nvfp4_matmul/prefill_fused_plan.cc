@@ -51,10 +51,14 @@ int64_t blocks_over_m_and_n(const ShapeFacts& f, int64_t M, int64_t N) {
 }
 int64_t block_slots(const ShapeFacts& f) { return kFusedPlanMultiprocessors * f.blocks_per_sm; }
 
+// K's 128-value steps: the most slices any plan of K can have (a slice
+// holds a step at least).
+int64_t steps_of(int64_t K) { return K / 128; }
+
 // The most slices of K a split may take: a slice holds a step at least,
 // the parts fit in half the scratch, at most kFusedMaxKSlices.
 int64_t most_slices(int64_t M, int64_t K) {
-  int64_t most = K / 128;
+  int64_t most = steps_of(K);
   if (most > K / (4 * M)) most = K / (4 * M);
   return most < kFusedMaxKSlices ? most : kFusedMaxKSlices;
 }
@@ -225,6 +229,25 @@ const char* prefill_fused_variant_name(const FusedPlan& plan) {
   static std::set<std::string> names;
   const std::lock_guard<std::mutex> lock(mutex);
   return names.insert(name_of(plan)).first->c_str();
+}
+
+std::string prefill_fused_plan_fault(const FusedPlan& plan, int64_t N, int64_t K) {
+  if (plan.gemv_slices < 1) return "gemv_slices = 0 (1: the tiles; more: the GEMV-shaped kernel)";
+  if (plan.gemv_slices > 1) return "";
+  const int64_t steps = steps_of(K);
+  const auto slices_fault = [&](const char* name, int64_t slices) -> std::string {
+    if (slices >= 1 && slices <= steps) return "";
+    return std::string(name) + " = " + std::to_string(slices) + ", outside 1.." +
+           std::to_string(steps) + " (a slice holds a 128-value step of K at least)";
+  };
+  if (std::string fault = slices_fault("k_slices", plan.k_slices); !fault.empty()) return fault;
+  const int64_t cols = facts(plan.shape).cols, tiles = (N + cols - 1) / cols;
+  if (plan.tail_tiles < 0 || plan.tail_tiles >= tiles) {
+    return "tail_tiles = " + std::to_string(plan.tail_tiles) + ", outside 0.." +
+           std::to_string(tiles - 1) + " (fewer than N's " + std::to_string(tiles) + " tiles of " +
+           std::to_string(cols) + " columns)";
+  }
+  return plan.tail_tiles > 0 ? slices_fault("tail_k_slices", plan.tail_k_slices) : "";
 }
 
 int64_t prefill_fused_tail_begin(const FusedPlan& plan, int64_t N) {

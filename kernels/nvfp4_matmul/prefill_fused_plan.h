@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace nvfp4 {
 
@@ -128,6 +129,13 @@ bool prefill_fused_fills_its_rounds(const FusedPlan& plan, int64_t M, int64_t N,
 // a tail's "w256n128/tail-k4-cluster";
 // the GEMV-shaped path "gemv16/slices12" (the route log's variant).
 const char* prefill_fused_variant_name(const FusedPlan& plan);
+
+// Why the runner cannot carry out the plan on N x K, naming the field and
+// its value ("" when it can): K slices outside 1..K / 128 (a slice holds a
+// 128-value step at least), gemv_slices 0, a tail below 0 or of N's every
+// tile. The planner's plans of shapes the route takes have none; hand plans (tests, the bench)
+// may, and would launch grids of nonsense dimensions.
+std::string prefill_fused_plan_fault(const FusedPlan& plan, int64_t N, int64_t K);
 
 // The first column of Y the tail's launch computes (a multiple of the
 // shape's tile columns; N when the plan has no tail split).
