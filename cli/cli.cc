@@ -88,10 +88,11 @@ int cmd_replay(const std::string& path, const nvfp4::ReplayOptions& o, const std
   options.route = *nvfp4::parse_replay_route(route);
   const nvfp4::ReplayManifest m = nvfp4::read_replay_manifest(path);
   if (dry_run) {
-    nvfp4::Caps sm90;  // as the H200 would decide
-    sm90.sm = 90;
-    sm90.backend = "dry run";
-    out << nvfp4::render_replay_plan(m, nvfp4::plan_replay(m, options, sm90));
+    // As the H200 decides, wgmma included: without it the plan has no
+    // prefill_fused above M = 64 and names prefill_vec8 where the H200 runs
+    // the fused route.
+    out << nvfp4::render_replay_plan(m,
+                                     nvfp4::plan_replay(m, options, nvfp4::h200_caps("dry run")));
     return 0;
   }
   std::unique_ptr<nvh::Backend> backend;

@@ -430,6 +430,19 @@ TEST_F(CliFiles, RunFailsWhenNoRouteRan) {
   EXPECT_FALSE(fs::exists(path("y.safetensors")));
 }
 
+// --dry-run plans as the H200 decides, wgmma included: qkv_proj's shape at M
+// = 256 takes prefill_fused there (one step a call). With sm = 90 alone
+// the plan named prefill_vec8, dequant and GEMM, two steps a call.
+TEST_F(CliFiles, ReplayDryRunPlansAsTheH200Decides) {
+  write("qkv.json", R"({"name": "qkv", "nodes": [{"name": "qkv_proj", "N": 8192, "K": 5120}]})");
+  const CliRun r = cli({"replay", "--dry-run", "--prompt", "512", path("qkv.json")});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("2 calls, 2 timed GPU steps"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("route natural on sm_90 with wgmma (dry run): prefill_fused x 2"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(Cli, HelpNamesNoForkAndWhatACrashDoes) {
   const CliRun r = cli({"verify", "--help"});
   EXPECT_EQ(r.rc, 0);

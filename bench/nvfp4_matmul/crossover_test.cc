@@ -17,6 +17,7 @@
 
 #include "bench/nvfp4_matmul/crossover_run.h"
 #include "kernels/nvfp4_matmul/dispatch.h"
+#include "kernels/nvfp4_matmul/nvfp4_matmul.h"
 #include "kernels/nvfp4_matmul/prefill_fused_plan.h"
 
 namespace nvfp4 {
@@ -59,13 +60,7 @@ std::vector<Measured> crossover_run(std::size_t which) {
   return out;
 }
 
-Caps h200() {
-  Caps c;
-  c.sm = 90;
-  c.wgmma = true;
-  c.backend = "cuda";
-  return c;
-}
+Caps h200() { return h200_caps("cuda"); }
 
 TEST(Crossover, TheRouteTableAgreesWithTheRunThatMeasuredIt) {
   const std::vector<Measured> run = crossover_run(0);

@@ -302,7 +302,8 @@ ReplayPlan plan_replay(const ReplayManifest& m, const ReplayOptions& o, const Ca
   ReplayPlan plan;
   plan.options = o;
   plan.rows = chunk_rows(o.prompt, o.chunk);
-  plan.caps = "sm_" + std::to_string(caps.sm) + " (" + caps.backend + ")";
+  plan.caps = "sm_" + std::to_string(caps.sm) + (caps.wgmma ? " with wgmma" : "") + " (" +
+              caps.backend + ")";
   int64_t max_n = 0, max_k = 0, max_nk = 0;
   for (const ReplayNode& n : m.nodes) {
     max_n = std::max(max_n, n.N);

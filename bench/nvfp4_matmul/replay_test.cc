@@ -15,6 +15,7 @@
 #include "harness/gpu_timing.h"
 #include "harness/launch.h"
 #include "harness/portable_math.h"
+#include "kernels/nvfp4_matmul/nvfp4_matmul.h"
 
 namespace nvfp4 {
 namespace {
@@ -29,12 +30,7 @@ ReplayManifest shipped_manifest() {
   throw std::logic_error(path + " was not embedded");
 }
 
-Caps h200() {
-  Caps c;
-  c.sm = 90;
-  c.backend = "cuda";
-  return c;
-}
+Caps h200() { return h200_caps("cuda"); }
 
 // The message parse_replay_manifest throws for `text`, or "" when it accepts it.
 std::string parse_error(const std::string& text) {
@@ -67,14 +63,18 @@ TEST(ReplayManifest, ShippedModelHas168NodesAndAbout15BillionValues) {
   EXPECT_EQ(m.published->dequant_ms.at("prefill_vec8"), 409);
 }
 
-TEST(ReplayManifest, ShippedModelTakesPrefillVec8NaturallyForAn8KPromptInChunksOf256) {
+// As the H200 ran it (results/h200-s1207h200-replay-new-1.json: "routes":
+// {"prefill_fused": {"calls": 5376}}): every chunk of 256 rows on the fused
+// route, one timed step a call. (Caps without wgmma, as these tests and
+// replay --dry-run had before 2026-12-07, planned prefill_vec8 throughout.)
+TEST(ReplayManifest, ShippedModelTakesPrefillFusedNaturallyForAn8KPromptInChunksOf256) {
   const ReplayManifest m = shipped_manifest();
   const ReplayPlan plan = plan_replay(m, {8192, 256, ReplayRoute::natural}, h200());
   EXPECT_EQ(plan.rows.size(), 32u);
   EXPECT_EQ(plan.calls, 168 * 32);
-  EXPECT_EQ(plan.steps, 2 * 168 * 32);
+  EXPECT_EQ(plan.steps, 168 * 32);
   for (const auto& chunk : plan.route) {
-    for (Route r : chunk) EXPECT_EQ(r, Route::prefill_vec8);
+    for (Route r : chunk) EXPECT_EQ(r, Route::prefill_fused);
   }
   // Packed codes (half a byte a value) + scales (a byte per 16) + qkv bias.
   const double values = static_cast<double>(m.weight_values());
@@ -288,10 +288,12 @@ TEST(ReplayPlan, RenderedPlanStatesTheWork) {
   EXPECT_NE(text.find("42 x 4 node types = 168 operator nodes, 14.974e9 weight values"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("32 chunks (last 256 rows), 5376 calls, 10752 timed GPU steps"),
+  EXPECT_NE(text.find("32 chunks (last 256 rows), 5376 calls, 5376 timed GPU steps"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("prefill_vec8 x 5376"), std::string::npos) << text;
+  EXPECT_NE(text.find("route natural on sm_90 with wgmma (cuda): prefill_fused x 5376"),
+            std::string::npos)
+      << text;
 }
 
 // ---- report arithmetic ------------------------------------------------------

@@ -397,24 +397,30 @@ Problem describe_problem(const MatmulArgs& a) {
   return p;
 }
 
-Caps device_caps(const nvh::Backend& backend) {
+Caps h200_caps(const std::string& backend) {
   Caps caps;
-  caps.backend = backend.name();
+  caps.backend = backend;
+  caps.sm = 90;
+  caps.native_fp4 = false;
+  caps.wgmma = true;  // on the host emulated (host_executor.h)
+  return caps;
+}
+
+Caps device_caps(const nvh::Backend& backend) {
   if (backend.kind() ==
       nvh::BackendKind::host) {  // LCOV_EXCL_BR_LINE: the else needs a GPU backend
-    caps.sm = 90;
-    caps.native_fp4 = false;
-    caps.wgmma = true;  // emulated (host_executor.h)
-  } else {
-    // LCOV_EXCL_START: a GPU backend only; a host-only (gcov) build cannot make one.
-    caps.sm = backend.caps().sm();
-    caps.native_fp4 = native_fp4_available(backend);  // sm 10.x / 12.x in a CUDA build
-#if defined(NVFP4_HAVE_SM90A)
-    caps.wgmma = caps.sm == 90;
-#endif
-    // LCOV_EXCL_STOP
+    return h200_caps(backend.name());
   }
+  // LCOV_EXCL_START: a GPU backend only; a host-only (gcov) build cannot make one.
+  Caps caps;
+  caps.backend = backend.name();
+  caps.sm = backend.caps().sm();
+  caps.native_fp4 = native_fp4_available(backend);  // sm 10.x / 12.x in a CUDA build
+#if defined(NVFP4_HAVE_SM90A)
+  caps.wgmma = caps.sm == 90;
+#endif
   return caps;
+  // LCOV_EXCL_STOP
 }
 
 std::size_t scratch_bytes(const Problem& p) { return static_cast<std::size_t>(p.N * p.K) * 2; }

@@ -34,9 +34,14 @@ class RouteUnavailable : public std::runtime_error {
 Problem describe_problem(const MatmulArgs& args);
 
 // What the dispatcher is told about a backend. The host executor dispatches
-// as an sm_90 device (the H200 this harness targets), so a problem takes the
-// same route on the host as on the GPU; it has no cuBLASLt FP4.
+// as the H200 this harness targets (h200_caps), so a problem takes the same
+// route on the host as on the GPU.
 Caps device_caps(const nvh::Backend& backend);
+
+// The H200's caps as a CUDA build with sm_90a code sees them: sm_90, wgmma,
+// no cuBLASLt FP4; `backend` names who decides with them (the host executor,
+// replay's --dry-run).
+Caps h200_caps(const std::string& backend);
 
 // Runs the operator; returns the decision as recorded (variant included).
 // Its detail is empty: explain_route (dispatch.h) gives the words.

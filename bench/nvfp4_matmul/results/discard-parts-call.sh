@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Session of 2026-12-06 from 23:32 UTC: the K split's parts dropped from the L2 unwritten once the
+# sum has read them (discard.global.L2; branch experiment/discard-parts) against main's head
+# (91b5035), on whatever card comes: the fused GPU tests on the variant, the 8K replay base / new /
+# new / base and on prefill_vec8, the A/B rows. build/carry3/bin.tgz holds nvfp4-harness-base (the
+# head), nvfp4-harness-new and kernels_tests (the variant).
+# Usage (device): bash bench/nvfp4_matmul/results/discard-parts-call.sh TAG
+set -uo pipefail
+tag="${1:-discard}"
+cd "$(dirname "$0")/../../.."
+sed -i 's#build/carry2/bin.tgz#build/carry3/bin.tgz#' bench/nvfp4_matmul/results/ab-replays.sh
+source bench/nvfp4_matmul/results/ab-replays.sh
+ab_card
+t0=$SECONDS
+ab_fused_tests 150
+ab_replays
+echo "== $((SECONDS - t0)) s"
+ab_benches
+python3 ci/device/bench-ab.py "$OUT/$card-$tag-base-1.json,$OUT/$card-$tag-base-2.json" \
+  "$OUT/$card-$tag-new-1.json,$OUT/$card-$tag-new-2.json"
+echo "== $((SECONDS - t0)) s"
+(cd "$OUT" && tar -czf logs.tgz *.log *replay*.json && tar -czf ab.tgz $card-$tag-base-*.json $card-$tag-new-*.json \
+  && rm -f *.log *replay*.json $card-$tag-base-*.json $card-$tag-new-*.json)
