@@ -1,7 +1,8 @@
 # Sourced by the A/B call scripts (bias-ab-call.sh, fused-ab-call.sh, cluster-sum-call.sh,
 # tail-cluster-call.sh, h200-replay-call.sh, head-round-call.sh, head-replay-clocks-call.sh,
-# h200-lean-call.sh) from the repository root, with tag and OUT set. The
-# call's card: ab_card [h200-only] unpacks build/carry2/bin.tgz into /tmp/bin, prints the card's
+# h200-lean-call.sh, discard-parts-call.sh) from the repository root, with tag and OUT set. The
+# call's card: ab_card [h200-only] unpacks $ab_bins (build/carry2/bin.tgz unless the caller set it)
+# into /tmp/bin, prints the card's
 # name and sets card (h200, h100, gpu); with h200-only, on any other card it ends the call. The bench half: ab_bench WHICH RUN times binary
 # nvfp4-harness-WHICH's msweep rows over ab_shapes (the replay's four shapes and the sweep's three)
 # at ab_ms, the rows ab_only selects, into $OUT/$card-$tag-WHICH-RUN.json, and ab_benches runs it
@@ -12,7 +13,7 @@
 # the cluster and tail GPU tests under compute-sanitizer memcheck and racecheck. ab_fused_tests
 # LIMIT_S: the fused route's GPU tests into $OUT/tests.log.
 ab_card() {  # ab_card [h200-only]
-  mkdir -p /tmp/bin && tar -xzf build/carry2/bin.tgz -C /tmp/bin
+  mkdir -p /tmp/bin && tar -xzf "${ab_bins:-build/carry2/bin.tgz}" -C /tmp/bin
   local name
   name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
   echo "card: $name"
