@@ -1431,6 +1431,17 @@ void HostGridLog::record(HostGrid grid) {
   grids_.push_back(std::move(grid));
 }
 
+HostAccessLog::HostAccessLog() {
+  memcheck::AccessCounts* none = nullptr;
+  if (!memcheck::g_access_counts.compare_exchange_strong(none, &counts_))
+    throw std::logic_error("HostAccessLog: another log is alive; one at a time");
+}
+HostAccessLog::~HostAccessLog() { memcheck::g_access_counts.store(nullptr); }
+uint64_t HostAccessLog::global(memcheck::Op op, uint32_t width) const {
+  const int w = memcheck::AccessCounts::width_index(width);
+  return w < 0 ? 0 : counts_.n[static_cast<int>(op)][w].load();
+}
+
 void run_grid_on_host(const LaunchShape& shape, const HostThreadBody& body, const char* kernel) {
   validate_shape(shape);
   if (HostGridLog* log = g_grid_log.load()) log->record({kernel, shape.grid, shape.cluster});

@@ -292,6 +292,26 @@ class HostGridLog {
   std::vector<HostGrid> grids_;
 };
 
+// The global-memory accesses kernels make on the host while a HostAccessLog
+// is alive, counted by kind and width: for tests that a kernel moves its
+// bytes in the widths it was written for (a 4-byte store split into two of
+// 2 bytes, or a 16-byte load into four of 4, gives the same bits in more
+// instructions, so only a count sees it). Accesses to shared memory, the
+// block's or a cluster's, are not counted. One log at a time.
+// Hand-written: relaxed atomic counters the memory check bumps.
+class HostAccessLog {
+ public:
+  HostAccessLog();
+  ~HostAccessLog();
+  HostAccessLog(const HostAccessLog&) = delete;
+  HostAccessLog& operator=(const HostAccessLog&) = delete;
+  // Accesses of kind `op` and `width` bytes (1, 2, 4, 8 or 16; else 0).
+  uint64_t global(memcheck::Op op, uint32_t width) const;
+
+ private:
+  memcheck::AccessCounts counts_;
+};
+
 // Worker threads used for blocks: NVFP4_HOST_THREADS if set, else the number
 // of hardware threads. A co-resident launch takes one a block instead.
 unsigned host_executor_threads();

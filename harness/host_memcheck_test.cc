@@ -295,6 +295,46 @@ TEST(HostMemcheck, LegalAccessesOfEveryWidthAtTheLastBytesPass) {
   EXPECT_EQ(guarded.damaged_guard_bytes(), 0u);
 }
 
+// A HostAccessLog counts EveryWidthAtTheEnd's global accesses by kind and
+// width, and none of its shared-memory ones, in fibers and in plain loops;
+// one at a time; nothing once it is gone.
+TEST(HostMemcheck, AnAccessLogCountsGlobalAccessesByKindAndWidth) {
+  auto backend = make_host_backend();
+  Buffer buf(*backend, 64, "buf"), sum(*backend, 4, "sum");
+  backend->fill(buf.data(), 0, 64);
+  const auto run = [&](bool fibers) {
+    launch_on_host<EveryWidthAtTheEnd>({{1, 1, 1}, {1, 1, 1}, 64, fibers},
+                                       {buf.as<uint8_t>(), sum.as<uint32_t>()});
+  };
+  for (const bool fibers : {true, false}) {
+    HostAccessLog log;
+    EXPECT_THROW(HostAccessLog(), std::logic_error);
+    run(fibers);
+    using memcheck::Op;
+    // Loads: u8 and generic u8; generic u16; u32 and generic f32; u32x2;
+    // u32x4 and generic u32x4 (the three generic loads of shared memory uncounted).
+    EXPECT_EQ(log.global(Op::load, 1), 2u);
+    EXPECT_EQ(log.global(Op::load, 2), 1u);
+    EXPECT_EQ(log.global(Op::load, 4), 2u);
+    EXPECT_EQ(log.global(Op::load, 8), 1u);
+    EXPECT_EQ(log.global(Op::load, 16), 2u);
+    // The cp.asyncs' global sources, 16 and 4 bytes.
+    EXPECT_EQ(log.global(Op::cp_async_read, 16), 1u);
+    EXPECT_EQ(log.global(Op::cp_async_read, 4), 1u);
+    // Stores: u8, u16, u32, f32 and the sum's u32, u32x4 (two of shared uncounted).
+    EXPECT_EQ(log.global(Op::store, 1), 1u);
+    EXPECT_EQ(log.global(Op::store, 2), 1u);
+    EXPECT_EQ(log.global(Op::store, 4), 3u);
+    EXPECT_EQ(log.global(Op::store, 16), 1u);
+    EXPECT_EQ(log.global(Op::store, 8), 0u);
+    EXPECT_EQ(log.global(Op::cp_async_write, 16), 0u);  // into shared memory
+    EXPECT_EQ(log.global(Op::store, 3), 0u);            // no such width
+  }
+  run(true);  // unlogged
+  HostAccessLog later;
+  EXPECT_EQ(later.global(memcheck::Op::load, 16), 0u);
+}
+
 // Reads a word of global memory, having waited for the grid before it
 // first unless `late`: then the culprit reads before it waits.
 struct ReadAfterPriorGrid {
