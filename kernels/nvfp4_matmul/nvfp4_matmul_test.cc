@@ -17,6 +17,7 @@
 #include "harness/launch.h"
 #include "kernels/nvfp4_matmul/gemv_mma.cuh"
 #include "kernels/nvfp4_matmul/gemv_mma_slices.cuh"
+#include "kernels/nvfp4_matmul/gemv_scalar.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused_plan.h"
 #include "kernels/nvfp4_matmul/prefill_vec8.cuh"
 #include "properties/nvfp4_matmul/matmul_case.h"
@@ -86,6 +87,28 @@ TEST(PrefillVec8Shape, BlocksAreTheChunksInWholeWarpsUpTo256Threads) {
     EXPECT_EQ(s.grid.x, w.blocks_x) << w.N << " x " << w.K;
     EXPECT_EQ(s.grid.y, w.blocks_y) << w.N << " x " << w.K;
   }
+}
+
+// gemv_scalar: a warp a group of rows_per_warp rows of W (the last group
+// may be short), kWarpsPerBlock warps a block, and no block past the last
+// group's: an idle block changes no output, only time, so only the shape
+// shows it.
+TEST(GemvScalarShape, AWarpARowGroupInBlocksOfFourWarpsNoneIdle) {
+  struct Want {
+    int64_t N;
+    int rows_per_warp;
+    uint32_t blocks;
+  };
+  for (const Want& w : {Want{1, 1, 1}, Want{4, 1, 1}, Want{5, 1, 2}, Want{16, 4, 1}, Want{17, 4, 2},
+                        Want{32, 8, 1}, Want{33, 8, 2}, Want{4096, 2, 512}}) {
+    GemvOperands p{};
+    p.N = w.N;
+    const nvh::LaunchShape s = GemvScalar::shape(p, w.rows_per_warp);
+    EXPECT_EQ(s.grid.x, w.blocks) << "N = " << w.N << ", rows_per_warp = " << w.rows_per_warp;
+    EXPECT_EQ(s.block.x, 32 * GemvScalar::kWarpsPerBlock);
+    EXPECT_TRUE(s.uses_collectives);
+  }
+  static_assert(GemvScalar::kWarpsPerBlock == 4, "the cases above count blocks of four warps");
 }
 
 // Past CUDA's 65535 rows of blocks (over a million rows of W at 16 a

@@ -8,11 +8,13 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "harness/backend_fixture.h"
+#include "harness/host_executor.h"
 #include "harness/launch.h"
 #include "reference/nvfp4_matmul/dequant.h"
 
@@ -78,6 +80,51 @@ TEST_P(PrefillScalarWidths, BothIndexWidthsEqualTheReferenceBitForBit) {
         << s.name << ": 32-bit kernel";
     EXPECT_EQ(0, std::memcmp(expected.data(), wide.data(), expected.size() * 2))
         << s.name << ": 64-bit kernel";
+  }
+}
+
+// Stores by width, on the host executor (HostAccessLog): a byte's two
+// values are one 4-byte store wherever they land as an aligned pair (the
+// paired kernel; the general one too, as with an odd block_size and even
+// K), two 2-byte stores where they do not (a scratch 2 bytes off, odd K's
+// odd rows), and an odd K's last byte one 2-byte store (its high nibble is
+// padding). The bits are the same either way (the test above): only the
+// count shows a pair split in two.
+TEST(PrefillScalarStores, APairIsOneFourByteStoreWhereverItIsAligned) {
+  const std::unique_ptr<nvh::Backend> host = nvh::make_host_backend();
+  struct Want {
+    const char* shape;
+    uint64_t four_byte, two_byte;
+  };
+  const Want wants[] = {
+      {"paired", 5 * 32, 0},             // 32 bytes a row, all aligned
+      {"odd_block_size", 4 * 15, 0},     // K = 30: 15 aligned pairs a row
+      {"unaligned_scratch", 0, 2 * 40},  // every pair split
+      {"one_value", 0, 1},               // the pad nibble's byte
+      {"odd_k", 2 * 16,
+       2 * 1 + 16 * 2 + 1},  // rows 0 and 2 start aligned (66 bytes a row), row 1 not
+  };
+  for (const Want& w : wants) {
+    const ScalarShape* s = nullptr;
+    for (const ScalarShape& shape : kShapes) {
+      if (shape.name == w.shape) s = &shape;
+    }
+    ASSERT_NE(s, nullptr) << w.shape;
+    const std::vector<uint8_t> packed(static_cast<std::size_t>(s->N * ((s->K + 1) / 2)), 0x21);
+    const std::vector<uint8_t> scales(
+        static_cast<std::size_t>(s->N * ((s->K + s->block_size - 1) / s->block_size)), 0x38);
+    for (const bool wide : {false, true}) {
+      nvh::HostAccessLog log;
+      if (wide) {
+        run_width<int64_t>(*host, *s, packed, scales, 1.0f);
+      } else {
+        run_width<uint32_t>(*host, *s, packed, scales, 1.0f);
+      }
+      EXPECT_EQ(log.global(nvh::memcheck::Op::store, 4), w.four_byte)
+          << w.shape << (wide ? ", 64-bit kernel" : ", 32-bit kernel");
+      EXPECT_EQ(log.global(nvh::memcheck::Op::store, 2), w.two_byte)
+          << w.shape << (wide ? ", 64-bit kernel" : ", 32-bit kernel");
+    }
   }
 }
 
