@@ -1291,12 +1291,7 @@ Caps without_wgmma() {
   c.sm = 90;
   return c;
 }
-Caps with_wgmma() {
-  Caps c;
-  c.sm = 90;
-  c.wgmma = true;
-  return c;
-}
+Caps with_wgmma() { return h200_caps("host"); }
 
 // The case forced onto prefill_fused where the chain would pass it over
 // for its weights' size (kFusedBands): the family runs the fused kernels on
