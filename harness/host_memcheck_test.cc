@@ -311,24 +311,36 @@ TEST(HostMemcheck, AnAccessLogCountsGlobalAccessesByKindAndWidth) {
     EXPECT_THROW(HostAccessLog(), std::logic_error);
     run(fibers);
     using memcheck::Op;
-    // Loads: u8 and generic u8; generic u16; u32 and generic f32; u32x2;
-    // u32x4 and generic u32x4 (the three generic loads of shared memory uncounted).
-    EXPECT_EQ(log.global(Op::load, 1), 2u);
-    EXPECT_EQ(log.global(Op::load, 2), 1u);
-    EXPECT_EQ(log.global(Op::load, 4), 2u);
-    EXPECT_EQ(log.global(Op::load, 8), 1u);
-    EXPECT_EQ(log.global(Op::load, 16), 2u);
-    // The cp.asyncs' global sources, 16 and 4 bytes.
-    EXPECT_EQ(log.global(Op::cp_async_read, 16), 1u);
-    EXPECT_EQ(log.global(Op::cp_async_read, 4), 1u);
-    // Stores: u8, u16, u32, f32 and the sum's u32, u32x4 (two of shared uncounted).
-    EXPECT_EQ(log.global(Op::store, 1), 1u);
-    EXPECT_EQ(log.global(Op::store, 2), 1u);
-    EXPECT_EQ(log.global(Op::store, 4), 3u);
-    EXPECT_EQ(log.global(Op::store, 16), 1u);
-    EXPECT_EQ(log.global(Op::store, 8), 0u);
-    EXPECT_EQ(log.global(Op::cp_async_write, 16), 0u);  // into shared memory
-    EXPECT_EQ(log.global(Op::store, 3), 0u);            // no such width
+    struct Want {
+      Op op;
+      uint32_t width;
+      uint64_t count;
+    };
+    const Want wants[] = {
+        // Loads: u8 and generic u8; generic u16; u32 and generic f32; u32x2;
+        // u32x4 and generic u32x4 (the three generic loads of shared memory uncounted).
+        {Op::load, 1, 2},
+        {Op::load, 2, 1},
+        {Op::load, 4, 2},
+        {Op::load, 8, 1},
+        {Op::load, 16, 2},
+        // The cp.asyncs' global sources; their shared destinations uncounted.
+        {Op::cp_async_read, 16, 1},
+        {Op::cp_async_read, 4, 1},
+        {Op::cp_async_write, 16, 0},
+        // Stores: u8, u16, u32, f32 and the sum's u32, u32x4 (two of shared uncounted).
+        {Op::store, 1, 1},
+        {Op::store, 2, 1},
+        {Op::store, 4, 3},
+        {Op::store, 8, 0},
+        {Op::store, 16, 1},
+        {Op::store, 3, 0},  // no such width
+    };
+    for (const Want& w : wants) {
+      EXPECT_EQ(log.global(w.op, w.width), w.count)
+          << "op " << static_cast<int>(w.op) << ", " << w.width << " bytes, "
+          << (fibers ? "fibers" : "plain loops");
+    }
   }
   run(true);  // unlogged
   HostAccessLog later;
