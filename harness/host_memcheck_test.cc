@@ -297,7 +297,8 @@ TEST(HostMemcheck, LegalAccessesOfEveryWidthAtTheLastBytesPass) {
 
 // A HostAccessLog counts EveryWidthAtTheEnd's global accesses by kind and
 // width, and none of its shared-memory ones, in fibers and in plain loops;
-// one at a time; nothing once it is gone.
+// one at a time; once it is gone a launch counts nowhere and a new log
+// starts at zero.
 TEST(HostMemcheck, AnAccessLogCountsGlobalAccessesByKindAndWidth) {
   auto backend = make_host_backend();
   Buffer buf(*backend, 64, "buf"), sum(*backend, 4, "sum");
