@@ -292,13 +292,13 @@ class HostGridLog {
   std::vector<HostGrid> grids_;
 };
 
-// The global-memory accesses kernels make on the host while a HostAccessLog
-// is alive, counted by kind and width: for tests that a kernel moves its
+// The global-memory accesses kernels make in the host launches run while a
+// HostAccessLog is alive, counted by kind and width: for tests that a kernel moves its
 // bytes in the widths it was written for (a 4-byte store split into two of
 // 2 bytes, or a 16-byte load into four of 4, gives the same bits in more
 // instructions, so only a count sees it). Accesses to shared memory, the
 // block's or a cluster's, are not counted. One log at a time.
-// Hand-written: relaxed atomic counters the memory check bumps.
+// Hand-written: relaxed atomic counters each launch's memory check bumps.
 class HostAccessLog {
  public:
   HostAccessLog();

@@ -578,6 +578,26 @@ struct ThreadOrder {
   SharedRaceShadow* race = nullptr;
 };
 
+// Kernels' global-memory accesses by kind and width (1, 2, 4, 8, 16 bytes),
+// counted in the launches that begin while a HostAccessLog (host_executor.h)
+// has installed one here (each worker's Scope reads it once).
+struct AccessCounts {
+  static constexpr int kOps = 6, kWidths = 5;
+  static_assert(static_cast<int>(Op::wgmma_read) + 1 == kOps, "a row of counts an Op");
+  std::atomic<uint64_t> n[kOps][kWidths] = {};
+  static int width_index(uint32_t width) {
+    for (int i = 0; i < kWidths; ++i) {
+      if (width == 1u << i) return i;
+    }
+    return -1;
+  }
+  void count(Op op, uint32_t width) {
+    const int w = width_index(width);
+    if (w >= 0) n[static_cast<int>(op)][w].fetch_add(1, std::memory_order_relaxed);
+  }
+};
+inline std::atomic<AccessCounts*> g_access_counts{nullptr};
+
 // What the checker knows while one worker thread runs blocks of one launch:
 // the kernel, the allocations, the block's shared memory, and which thread
 // is running (the executor updates it before running each thread). Installs
@@ -610,10 +630,13 @@ class Scope {
     order_ = order;
   }
 
-  // Whether an access at `a` is to global memory: neither the running
-  // block's shared memory nor, in a cluster, another block's.
-  bool is_global(uintptr_t a) const {
-    return !(a >= shared_.begin && a < shared_.end) && !(cluster_ && cluster_->rank_of(a) >= 0);
+  // Counts an access at `a` where a log asked for counts, if it is to
+  // global memory: neither the running block's shared memory nor, in a
+  // cluster, another block's.
+  void count(uintptr_t a, uint32_t width, Op op) {
+    if (counts_ && !(a >= shared_.begin && a < shared_.end) &&
+        !(cluster_ && cluster_->rank_of(a) >= 0))
+      counts_->count(op, width);
   }
 
   // Inline for the legal accesses that hit shared memory or an allocation
@@ -727,6 +750,7 @@ class Scope {
   GridFootprint* footprint_ = nullptr;
   ClusterShadow* cluster_ = nullptr;
   uint32_t cluster_rank_ = 0;
+  AccessCounts* counts_ = g_access_counts.load();  // a HostAccessLog's, or null
   Scope* previous_;
 };
 
@@ -734,34 +758,13 @@ class Scope {
 // access is a plain thread-local load, no guard call.
 inline thread_local Scope* t_current = nullptr;
 
-// Kernels' global-memory accesses by kind and width (1, 2, 4, 8, 16 bytes),
-// counted while a HostAccessLog (host_executor.h) installs one here.
-struct AccessCounts {
-  static constexpr int kOps = 6, kWidths = 5;
-  static_assert(static_cast<int>(Op::wgmma_read) + 1 == kOps, "a row of counts an Op");
-  std::atomic<uint64_t> n[kOps][kWidths] = {};
-  static int width_index(uint32_t width) {
-    for (int i = 0; i < kWidths; ++i) {
-      if (width == 1u << i) return i;
-    }
-    return -1;
-  }
-  void count(Op op, uint32_t width) {
-    const int w = width_index(width);
-    if (w >= 0) n[static_cast<int>(op)][w].fetch_add(1, std::memory_order_relaxed);
-  }
-};
-inline std::atomic<AccessCounts*> g_access_counts{nullptr};
-
 // The check every access of the portable layer makes on the host, and its
 // count where a log asks for one.
 inline void check_access(const void* p, uint32_t width, Op op, Space space) {
   if (Scope* s = t_current) {
     const auto a = reinterpret_cast<uintptr_t>(p);
     s->check(a, width, op, space);
-    if (AccessCounts* counts = g_access_counts.load(std::memory_order_relaxed)) {
-      if (s->is_global(a)) counts->count(op, width);
-    }
+    s->count(a, width, op);
   }
 }
 
