@@ -257,7 +257,9 @@ TEST_P(OnBackend, ExactModeGivesTheSameBitsOnEveryRoute) {
       std::optional<nvh::HostGridLog> log;
       if (host) log.emplace();
       hashes.push_back(run_and_check(backend(), s, r).y_sha256);
-      if (log) EXPECT_EQ(log->grids().size(), grids_of(r, 8, 48, 256)) << route_name(r);
+      if (log) {
+        EXPECT_EQ(log->grids().size(), grids_of(r, 8, 48, 256)) << route_name(r);
+      }
     }
     for (const auto& h : hashes) EXPECT_EQ(h, hashes.front());
   }
