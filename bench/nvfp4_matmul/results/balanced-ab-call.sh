@@ -9,7 +9,8 @@
 # compute-sanitizer. build/carry5/bin.tgz: nvfp4-harness-base (main at 93a69ae),
 # nvfp4-harness-new and kernels_tests (the balanced split: main at 93a69ae with
 # results/balanced-split-experiment.patch applied, `bash ci/build.sh cuda-sm90 nvfp4-harness
-# kernels_tests`). Never run: every start of the session failed (PERF.md, 2026-12-07).
+# kernels_tests`). Run on an H100 in the session from 04:07 UTC as two inline calls
+# with its parts (tests, replays, sanitizers; then the rows at M = 256): PERF.md, 2026-12-07.
 # Usage (device): bash bench/nvfp4_matmul/results/balanced-ab-call.sh TAG
 set -uo pipefail
 tag="${1:-balanced}"

@@ -6,7 +6,8 @@
 # against 5120 x 5760 (15; balanced 14.5); 36864 x 5120 (two rounds and a tail split, 80 + 10
 # steps; balanced 87.3) against 33792 x 5632 (two whole rounds of 44 steps = 88). M = 256, the
 # natural route, bias on, main's head binary (build/carry4/bin.tgz: nvfp4-harness-new built at
-# 93a69ae). Never run: every start of the session failed (PERF.md, 2026-12-07).
+# 93a69ae). Not run as such: its rows at M = 256 were timed in the balanced split's
+# second call (session from 04:07 UTC; PERF.md, 2026-12-07).
 # Usage (device): bash bench/nvfp4_matmul/results/streamk-proxy-call.sh TAG
 set -uo pipefail
 tag="${1:-proxy}"
