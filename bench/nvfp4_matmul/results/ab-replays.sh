@@ -9,10 +9,12 @@
 # at ab_ms, the rows ab_only selects, into $OUT/$card-$tag-WHICH-RUN.json, and ab_benches runs it
 # base / new / new / base (a caller sets ab_ms and ab_only after sourcing to time others). The
 # replay half: ab_replays, the 8K replay base / new / new / base and once on prefill_vec8 (base);
-# replays_and_comparison, those and then the msweep rows' old / new comparison of the bench runs
-# base-{1,2} and new-{1,2} (ab_clocks=1: each replay with the card's clocks). ab_sanitizers LIMIT_S:
-# the cluster and tail GPU tests under compute-sanitizer memcheck and racecheck. ab_fused_tests
-# LIMIT_S: the fused route's GPU tests into $OUT/tests.log.
+# ab_compare, the msweep rows' old / new comparison of the bench runs base-{1,2} and new-{1,2};
+# replays_and_comparison, ab_replays and then ab_compare (ab_clocks=1: each replay with the card's
+# clocks). ab_sanitizers LIMIT_S [FILTER NAME]: the GPU tests FILTER selects (the cluster and tail
+# tests unless given) under compute-sanitizer memcheck and racecheck, into $OUT/NAME-TOOL.log
+# (NAME kernels unless given). ab_fused_tests LIMIT_S: the fused route's GPU tests into
+# $OUT/tests.log.
 ab_card() {  # ab_card [h200-only]
   mkdir -p /tmp/bin && tar -xzf "${ab_bins:-build/carry2/bin.tgz}" -C /tmp/bin
   local name
@@ -68,15 +70,16 @@ ab_fused_tests() {  # ab_fused_tests LIMIT_S: fused GPU tests, GPU = host, each 
   echo "== kernel tests rc=$? $((SECONDS - t0)) s"
   grep -E "^\[  (PASSED|FAILED) |FAILED  \]|SKIPPED  \]" "$OUT/tests.log" | head -20
 }
-ab_sanitizers() {  # ab_sanitizers LIMIT_S: the cluster and tail GPU tests under memcheck and racecheck
+ab_sanitizers() {  # ab_sanitizers LIMIT_S [FILTER NAME]: GPU tests under memcheck and racecheck
+  local filter="${2:-*SlicesThatMeetInACluster*cuda*:*ATailSplit*cuda*}" name="${3:-kernels}"
   for tool in memcheck racecheck; do
     timeout "$1" compute-sanitizer --tool $tool --error-exitcode 9 /tmp/bin/kernels_tests \
-      --gtest_filter='*SlicesThatMeetInACluster*cuda*:*ATailSplit*cuda*' > "$OUT/kernels-$tool.log" 2>&1
-    echo "== kernels $tool rc=$?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) " "$OUT/kernels-$tool.log"
+      --gtest_filter="$filter" > "$OUT/$name-$tool.log" 2>&1
+    echo "== $name $tool rc=$?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) " "$OUT/$name-$tool.log"
   done
 }
-replays_and_comparison() {
-  ab_replays
+ab_compare() {
   python3 ci/device/bench-ab.py "$OUT/$card-$tag-base-1.json,$OUT/$card-$tag-base-2.json" \
     "$OUT/$card-$tag-new-1.json,$OUT/$card-$tag-new-2.json"
 }
+replays_and_comparison() { ab_replays; ab_compare; }

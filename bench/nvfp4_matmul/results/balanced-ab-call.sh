@@ -27,16 +27,11 @@ if [ $((SECONDS - t0)) -lt "${BALANCED_ROWS_BEFORE_S:-200}" ]; then
   ab_shapes+=(--shape 5120x16896 --shape 5120x5760)
   ab_ms=(--m 256)
   ab_benches
-  python3 ci/device/bench-ab.py "$OUT/$card-$tag-base-1.json,$OUT/$card-$tag-base-2.json" \
-    "$OUT/$card-$tag-new-1.json,$OUT/$card-$tag-new-2.json"
+  ab_compare
   echo "== $((SECONDS - t0)) s"
 fi
 # BALANCED_SANITIZERS=0: not this call (little device time left).
-[ "${BALANCED_SANITIZERS:-1}" = 1 ] && for tool in memcheck racecheck; do
-  timeout 60 compute-sanitizer --tool $tool --error-exitcode 9 /tmp/bin/kernels_tests \
-    --gtest_filter='*ABalancedSplit*cuda*' > "$OUT/balanced-$tool.log" 2>&1
-  echo "== balanced $tool rc=$?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) " "$OUT/balanced-$tool.log"
-done
+[ "${BALANCED_SANITIZERS:-1}" = 1 ] && ab_sanitizers 60 '*ABalancedSplit*cuda*' balanced
 (cd "$OUT" && tar -czf logs.tgz *.log *replay*.json && rm -f *.log *replay*.json)
 (cd "$OUT" && ls $card-$tag-base-*.json > /dev/null 2>&1 && tar -czf ab.tgz $card-$tag-base-*.json \
   $card-$tag-new-*.json && rm -f $card-$tag-base-*.json $card-$tag-new-*.json)

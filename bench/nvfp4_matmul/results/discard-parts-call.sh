@@ -18,8 +18,7 @@ ab_fused_tests 150
 ab_replays
 echo "== $((SECONDS - t0)) s"
 ab_benches
-python3 ci/device/bench-ab.py "$OUT/$card-$tag-base-1.json,$OUT/$card-$tag-base-2.json" \
-  "$OUT/$card-$tag-new-1.json,$OUT/$card-$tag-new-2.json"
+ab_compare
 echo "== $((SECONDS - t0)) s"
 (cd "$OUT" && tar -czf logs.tgz *.log *replay*.json && tar -czf ab.tgz $card-$tag-base-*.json $card-$tag-new-*.json \
   && rm -f *.log *replay*.json $card-$tag-base-*.json $card-$tag-new-*.json)

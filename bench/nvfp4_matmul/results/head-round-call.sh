@@ -17,8 +17,7 @@ ab_fused_tests 170
 ab_clocks=1 ab_replays
 echo "== $((SECONDS - t0)) s"
 ab_benches
-python3 ci/device/bench-ab.py "$OUT/$card-$tag-base-1.json,$OUT/$card-$tag-base-2.json" \
-  "$OUT/$card-$tag-new-1.json,$OUT/$card-$tag-new-2.json"
+ab_compare
 echo "== $((SECONDS - t0)) s"
 # The targets bench on an H200, or where asked (HEAD_TARGETS=1: the session's first call, an H100's).
 if [ "$card" = h200 ] || [ "${HEAD_TARGETS:-0}" = 1 ]; then

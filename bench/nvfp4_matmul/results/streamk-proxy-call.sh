@@ -15,16 +15,10 @@ cd "$(dirname "$0")/../../.."
 ab_bins=build/carry4/bin.tgz
 source bench/nvfp4_matmul/results/ab-replays.sh
 ab_card
-shapes=(--shape 5120x18432 --shape 5120x16896 --shape 5120x6144 --shape 5120x5760 --shape 36864x5120
+ab_shapes=(--shape 5120x18432 --shape 5120x16896 --shape 5120x6144 --shape 5120x5760 --shape 36864x5120
   --shape 33792x5632 --shape 8192x5120)
-for run in 1 2; do
-  timeout 120 /tmp/bin/nvfp4-harness-new bench --group msweep "${shapes[@]}" --m 256 \
-    --only "prefill_fused bias M256" --json "$OUT/$card-$tag-$run.json" > "$OUT/bench-$run.log" 2>&1
-  echo "== bench $run rc=$?"
-done
-python3 - "$OUT/$card-$tag-1.json" "$OUT/$card-$tag-2.json" <<'PY'
-import json, sys
-runs = [{r['name']: r['kernel_us'] for r in json.load(open(f))['rows'] if r['what'] == 'fused'} for f in sys.argv[1:]]
-for name in runs[0]:
-    print('%-45s %s' % (name, ' '.join('%8.2f' % r.get(name, 0) for r in runs)))
-PY
+ab_ms=(--m 256)
+ab_bench new 1
+ab_bench new 2
+# Each row's two runs side by side (bench-ab.py's old / new columns are runs 1 and 2).
+python3 ci/device/bench-ab.py "$OUT/$card-$tag-new-1.json" "$OUT/$card-$tag-new-2.json"
