@@ -14,7 +14,8 @@
 # clocks). ab_sanitizers LIMIT_S [FILTER NAME]: the GPU tests FILTER selects (the cluster and tail
 # tests unless given) under compute-sanitizer memcheck and racecheck, into $OUT/NAME-TOOL.log
 # (NAME kernels unless given). ab_fused_tests LIMIT_S: the fused route's GPU tests into
-# $OUT/tests.log.
+# $OUT/tests.log. ab_tests_then_replays LIMIT_S: ab_fused_tests, then ab_replays, timed from t0
+# (which it sets).
 ab_card() {  # ab_card [h200-only]
   mkdir -p /tmp/bin && tar -xzf "${ab_bins:-build/carry2/bin.tgz}" -C /tmp/bin
   local name
@@ -83,3 +84,9 @@ ab_compare() {
     "$OUT/$card-$tag-new-1.json,$OUT/$card-$tag-new-2.json"
 }
 replays_and_comparison() { ab_replays; ab_compare; }
+ab_tests_then_replays() {
+  t0=$SECONDS
+  ab_fused_tests "$1"
+  ab_replays
+  echo "== $((SECONDS - t0)) s"
+}

@@ -18,10 +18,7 @@ cd "$(dirname "$0")/../../.."
 ab_bins=build/carry5/bin.tgz
 source bench/nvfp4_matmul/results/ab-replays.sh
 ab_card
-t0=$SECONDS
-ab_fused_tests 150
-ab_replays
-echo "== $((SECONDS - t0)) s"
+ab_tests_then_replays 150
 # The rows only where the call has time left for them (BALANCED_ROWS_BEFORE_S, 200 by default).
 if [ $((SECONDS - t0)) -lt "${BALANCED_ROWS_BEFORE_S:-200}" ]; then
   ab_shapes+=(--shape 5120x16896 --shape 5120x5760)

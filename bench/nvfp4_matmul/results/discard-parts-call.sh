@@ -13,10 +13,7 @@ cd "$(dirname "$0")/../../.."
 ab_bins=build/carry3/bin.tgz
 source bench/nvfp4_matmul/results/ab-replays.sh
 ab_card
-t0=$SECONDS
-ab_fused_tests 150
-ab_replays
-echo "== $((SECONDS - t0)) s"
+ab_tests_then_replays 150
 ab_benches
 ab_compare
 echo "== $((SECONDS - t0)) s"

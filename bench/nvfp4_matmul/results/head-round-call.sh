@@ -12,10 +12,7 @@ tag="${1:-head}"
 cd "$(dirname "$0")/../../.."
 source bench/nvfp4_matmul/results/ab-replays.sh
 ab_card
-t0=$SECONDS
-ab_fused_tests 170
-ab_clocks=1 ab_replays
-echo "== $((SECONDS - t0)) s"
+ab_clocks=1 ab_tests_then_replays 170
 ab_benches
 ab_compare
 echo "== $((SECONDS - t0)) s"
