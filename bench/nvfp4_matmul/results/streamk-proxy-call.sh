@@ -18,6 +18,7 @@ ab_card
 ab_shapes=(--shape 5120x18432 --shape 5120x16896 --shape 5120x6144 --shape 5120x5760 --shape 36864x5120
   --shape 33792x5632 --shape 8192x5120)
 ab_ms=(--m 256)
+ab_only=(--only "prefill_fused bias M256")
 ab_bench new 1
 ab_bench new 2
 # Each row's two runs side by side (bench-ab.py's old / new columns are runs 1 and 2).
