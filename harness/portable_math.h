@@ -263,6 +263,15 @@ NVH_HD NVH_INLINE float load_generic_f32(const float* p) {
 #endif
 }
 
+NVH_HD NVH_INLINE U32x2 load_generic_u32x2(const void* p) {
+#if defined(__CUDA_ARCH__)
+  const uint2 v = *static_cast<const uint2*>(p);
+  return {v.x, v.y};
+#else
+  return host_load<U32x2>(p, memcheck::Space::generic);
+#endif
+}
+
 NVH_HD NVH_INLINE U32x4 load_generic_u32x4(const void* p) {
 #if defined(__CUDA_ARCH__)
   const uint4 v = *static_cast<const uint4*>(p);

@@ -37,6 +37,7 @@ namespace {
 // zeros can run faster than data and hide unwritten outputs).
 struct InputSet {
   nvh::Buffer A, B, scales, g, bias, Y, scratch;
+  nvh::Buffer prepacked;  // B prepacked for prefill_fused's wgmma kernel, once asked for
   MatmulArgs args;
 };
 
@@ -453,6 +454,37 @@ void time_gemv_slices(nvh::Backend& backend, Bench& bench, const Bench::Sets& se
 }
 
 // Issue 16's M sweep: per shape and M, the whole operator call on
+// prefill_fused's route on weights prepacked for its wgmma kernel
+// (prepack_for_fused, once per input set, before the timing), bias on and
+// off, and the prepack itself (one-time per weight: its row is what one
+// costs, not a per-call time).
+void time_prepacked(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets, const Shape& s,
+                    double flops) {
+  const std::string id = shape_name(s);
+  for (const auto& set : sets) {
+    InputSet& in = *set;
+    if (!in.prepacked.data()) in.prepacked = nvh::Buffer(backend, in.B.bytes());
+    prepack_for_fused(backend, in.args.B, s.K, in.prepacked.data());
+    in.args.prepacked_B = {in.prepacked.data(), in.args.B.shape, ElemType::e2m1x2};
+  }
+  for (bool bias : {true, false}) {
+    bench.time_on(sets, "msweep",
+                  std::string("prefill_fused prepacked") + (bias ? " bias " : " ") + id, "fused", s,
+                  gemv_bytes(s), flops, [&backend, bias](InputSet& in) {
+                    MatmulArgs a = in.args;
+                    if (!bias) a.bias = {};
+                    const Problem p = describe_problem(a);
+                    run_prefill_fused_plan(backend, a, p, prefill_fused_plan(p.M, p.N, p.K, true),
+                                           in.scratch.data());
+                  });
+  }
+  bench.time_on(sets, "msweep", "prepack_for_fused (one-time) " + id, "prepack", s,
+                2.0 * static_cast<double>(s.N * (s.K / 2)), 0, [&backend, &s](InputSet& in) {
+                  prepack_for_fused(backend, in.args.B, s.K, in.prepacked.data());
+                });
+  for (const auto& set : sets) set->args.prepacked_B = {};  // the other rows read B
+}
+
 // prefill_fused and on prefill_vec8 (dequant + GEMM), bias on and off, the
 // GEMM step alone on a bf16 W (cuBLAS BF16 alone) and, once per shape, the
 // packed weights and scales read alone (the floor for any route that reads
@@ -493,6 +525,9 @@ void msweep_group(nvh::Backend& backend, Bench& bench, std::vector<int64_t> ms,
                                            in.scratch.data());
                         });
         }
+      }
+      if (is_wgmma_shape(prefill_fused_plan(M, N, K, caps.wgmma).shape)) {
+        time_prepacked(backend, bench, sets, s, flops);
       }
       if (M <= 1024) time_fused_shapes(backend, bench, sets, s, gemv_bytes(s), flops);
       if (M > 8 && M <= GemvMmaSlices16::kMaxM) {  // the GEMV-shaped path around the plan's slices

@@ -93,6 +93,10 @@ struct ReplayOptions {
   int64_t prompt = 8192;
   int64_t chunk = 256;
   ReplayRoute route = ReplayRoute::natural;
+  // Each weight with K % 128 == 0 also prepacked once for prefill_fused's
+  // wgmma kernel (prepack_for_fused), which then reads that copy; the
+  // prepacks' GPU time is reported apart (one-time, not in the totals).
+  bool prepack = false;
 };
 
 // What the replay will run: the chunks, and the route each node takes in each
@@ -105,7 +109,8 @@ struct ReplayPlan {
   int64_t calls = 0;                      // operator calls: chunks x node_count
   int64_t steps = 0;                      // timed GPU steps (a prefill call is two)
   // Device memory the replay holds at once.
-  std::size_t weight_bytes = 0;      // packed codes + scales + bias of every instance
+  std::size_t weight_bytes =
+      0;  // packed codes (twice, prepacked) + scales + bias of every instance
   std::size_t scratch_bytes = 0;     // one dequant scratch, the largest node's [N, K]
   std::size_t activation_bytes = 0;  // A [chunk, max K] and Y [chunk, max N]
   std::size_t total_bytes() const { return weight_bytes + scratch_bytes + activation_bytes; }
@@ -168,7 +173,9 @@ struct ReplayReport {
   std::map<std::string, PhaseTimes> by_route;  // route name -> its calls' times
   std::vector<ReplayNodeRow> node_rows;        // manifest order
   double busy_us = 0, span_us = 0;  // summed over chunks: timed steps vs first-to-last event
-  std::string timing;               // how the GPU times were taken, in words
+  bool prepack = false;
+  double prepack_ms = 0;  // the one-time prepack of every weight (ReplayOptions::prepack)
+  std::string timing;     // how the GPU times were taken, in words
   std::vector<std::string> warnings;
   std::optional<ReplayPublished> published;
 };

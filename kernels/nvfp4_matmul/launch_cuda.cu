@@ -9,6 +9,7 @@
 #include "kernels/nvfp4_matmul/gemv_scalar.cuh"
 #include "kernels/nvfp4_matmul/native_sm120.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
+#include "kernels/nvfp4_matmul/prefill_fused_prepack.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused_sum.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused_wgmma.cuh"
 #include "kernels/nvfp4_matmul/prefill_scalar.cuh"
@@ -49,6 +50,7 @@ NVFP4_INSTANTIATE(nvfp4::PrefillFusedM32N128);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedM64N128);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedM128N128);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedSum);
+NVFP4_INSTANTIATE(nvfp4::PrefillFusedPrepack);
 // prefill_fused's wgmma kernels: by kind, tiles of A, cluster size, overlap
 // role (prefill_fused_shapes.cuh, kHasFusedKernel).
 #define NVFP4_WGMMA(...)                                                           \

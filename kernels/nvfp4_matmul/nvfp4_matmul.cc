@@ -15,6 +15,7 @@
 #include "kernels/nvfp4_matmul/native_sm120.h"
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused_plan.h"
+#include "kernels/nvfp4_matmul/prefill_fused_prepack.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused_shapes.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused_sum.cuh"
 #include "kernels/nvfp4_matmul/prefill_scalar.cuh"
@@ -132,6 +133,20 @@ void require_element_alignment(const char* name, const TensorArg& t, uint32_t by
   if (t.data && address_mod(t.data, bytes) != 0) {
     bad(std::string(name) + ".data = " + std::to_string(reinterpret_cast<uintptr_t>(t.data)) +
         ": not aligned to its " + std::to_string(bytes) + "-byte elements");
+  }
+}
+
+// What prefill_fused_prepack takes and gives: B's shape and type, K % 128
+// == 0 (its 128-k row stages), 16-byte alignment (the TMA reads it).
+void require_prepacked(const char* name, const TensorArg& t, const TensorArg& B, int64_t K) {
+  require(name, t, B.shape, ElemType::e2m1x2);
+  if (K % PrefillFusedPrepack::kStageK != 0) {
+    bad(std::string(name) + " with K = " + std::to_string(K) +
+        ": prefill_fused's prepacked order needs K % 128 == 0");
+  }
+  if (t.data && address_mod(t.data, 16) != 0) {
+    bad(std::string(name) + ".data = " + std::to_string(reinterpret_cast<uintptr_t>(t.data)) +
+        ": not 16-byte aligned");
   }
 }
 
@@ -254,6 +269,10 @@ void run_prefill_fused_plan(nvh::Backend& backend, const MatmulArgs& a, const Pr
     return;
   }
   PrefillFusedParams params = whole_columns(gemv_operands(a, p), nullptr, plan.k_slices);
+  if (a.prepacked_B.data && is_wgmma_shape(plan.shape)) {
+    params.packed = static_cast<const uint8_t*>(a.prepacked_B.data);
+    params.prepacked = true;
+  }
   nvh::Buffer own_parts;
   const std::size_t bytes = prefill_fused_workspace_bytes(p.M, p.N, plan);  // 0: no parts
   if (bytes > 0) {
@@ -340,6 +359,17 @@ void run_prefill_scalar_route(nvh::Backend& backend, const MatmulArgs& args, con
   run_prefill(backend, Route::prefill_scalar, args, p, scratch);
 }
 
+void prepack_for_fused(nvh::Backend& backend, const TensorArg& B, int64_t K, void* out) {
+  require_rank("B", B, 2);
+  require("B", B, {B.shape[0], ceil_div(K, 2)}, ElemType::e2m1x2);
+  require_prepacked("B", B, B, K);
+  require_prepacked("out", TensorArg{out, B.shape, ElemType::e2m1x2}, B, K);
+  const PrefillFusedPrepack::Params params{static_cast<const uint8_t*>(B.data),
+                                           static_cast<uint8_t*>(out), B.shape[0], K};
+  if (params.N == 0 || K == 0) return;  // no stage to reorder
+  nvh::launch<PrefillFusedPrepack>(backend, PrefillFusedPrepack::shape(params), params);
+}
+
 int64_t gemv_mma_target_warps(int multiprocessors) {
   // No branch coverage below: a GPU reports multiprocessors, the host executor none; gcov sees only
   // the host.
@@ -384,6 +414,7 @@ Problem describe_problem(const MatmulArgs& a) {
   if (p.has_bias) require("bias", a.bias, {p.N}, a.A.type);
   require("Y", a.Y, {p.M, p.N}, a.A.type);
   if (a.scratch.present()) require("scratch", a.scratch, {p.N, p.K}, a.A.type);
+  if (a.prepacked_B.present()) require_prepacked("prepacked_B", a.prepacked_B, a.B, p.K);
 
   require_element_alignment("A", a.A, 2);
   require_element_alignment("weight_scale_2", a.weight_scale_2, 4);

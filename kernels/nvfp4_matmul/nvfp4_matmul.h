@@ -52,6 +52,13 @@ Decision run_matmul(nvh::Backend& backend, const MatmulArgs& args, const Options
 // prefill_scalar. No record is made.
 void run_dequant(nvh::Backend& backend, Route prefill_route, const MatmulArgs& args, void* scratch);
 
+// prefill_fused_prepack (prefill_fused_prepack.cuh): B's codes ([N, K / 2],
+// e2m1x2, K % 128 == 0, 16-byte aligned) reordered into `out` (the same
+// bytes, 16-byte aligned) for prefill_fused's wgmma kernel, once per
+// constant weight; pass `out` as MatmulArgs::prepacked_B. Throws naming the
+// value that does not fit (K, the shape, an address).
+void prepack_for_fused(nvh::Backend& backend, const TensorArg& B, int64_t K, void* out);
+
 // Warps gemv_mma's split-K should keep busy (GemvMma::split_for): 32 per
 // multiprocessor on a GPU; the host executor reports none, and any number
 // does there, so it counts as 4.

@@ -68,6 +68,10 @@ struct MatmulArgs {
   TensorArg bias;            // optional [N], A's type
   TensorArg Y;               // [M, N], A's type
   TensorArg scratch;         // optional [N, K] of A's type: the prefill routes' dequant target
+  // Optional: B reordered once by prepack_for_fused (nvfp4_matmul.h), the
+  // same shape and type, 16-byte aligned, K % 128 == 0; prefill_fused's wgmma
+  // kernel reads it in place of B (the other routes and shapes read B).
+  TensorArg prepacked_B;
   int64_t block_size = 16;
 };
 

@@ -73,6 +73,10 @@ struct PrefillFusedParams : GemvOperands {
   // FusedPlan::tail_tiles). n_begin is a multiple of the launch's tile
   // columns, so a block's tile starts n_begin + its tile columns in.
   int64_t n_begin, n_end;
+  // `packed` holds W's codes in prefill_fused_prepack.cuh's order, which the
+  // wgmma kernel reads without regathering them (the mma.sync shapes read
+  // the contract's order only: the runner never sets this for them).
+  bool prepacked = false;
 
   NVH_HD int64_t cols() const { return n_end - n_begin; }
   // Where slice z's sum for output (m, n) goes among the parts.

@@ -26,6 +26,7 @@
 #include "harness/launch.h"
 #include "kernels/nvfp4_matmul/nvfp4_matmul.h"
 #include "kernels/nvfp4_matmul/prefill_fused_plan.h"
+#include "kernels/nvfp4_matmul/prefill_fused_prepack.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused_shapes.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused_sum.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused_wgmma.cuh"
@@ -811,6 +812,128 @@ void expect_wgmma_stage_layout() {
 TEST(PrefillFusedWgmmaLayout, AIsWgmmasSwizzledTileAndSlotsTileTheStage) {
   expect_wgmma_stage_layout<PrefillFusedWgmmaTiles<1>>();
   expect_wgmma_stage_layout<PrefillFusedWgmmaTiles<2>>();
+}
+
+// The prepacked order (prefill_fused_prepack.cuh) restated from its
+// definition, one nibble at a time, independent of the kernel's prmt and
+// shuffle: in each 64-byte row stage, lane t's word of 32-k group j at byte
+// 32 (t / 2) + 16 (j / 2) + 8 (t % 2) + 4 (j % 2), with the code of k = 32j +
+// 8i + 2t in its nibble i and the next k's in nibble 4 + i.
+std::vector<uint8_t> prepacked_by_definition(const std::vector<uint8_t>& B, int64_t N, int64_t K) {
+  const auto code = [&](int64_t n, int64_t k) {
+    return (B[static_cast<std::size_t>(n * K / 2 + k / 2)] >> (4 * (k % 2))) & 0xF;
+  };
+  std::vector<uint8_t> out(B.size());
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t s = 0; s < K / 128; ++s) {
+      for (int64_t t = 0; t < 4; ++t) {
+        for (int64_t j = 0; j < 4; ++j) {
+          uint32_t word = 0;
+          for (int64_t i = 0; i < 4; ++i) {
+            const int64_t k = 128 * s + 32 * j + 8 * i + 2 * t;
+            word |= static_cast<uint32_t>(code(n, k)) << (4 * i);
+            word |= static_cast<uint32_t>(code(n, k + 1)) << (4 * (4 + i));
+          }
+          const int64_t at =
+              n * K / 2 + 64 * s + 32 * (t / 2) + 16 * (j / 2) + 8 * (t % 2) + 4 * (j % 2);
+          std::memcpy(&out[static_cast<std::size_t>(at)], &word, 4);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// prepack_for_fused writes that order, byte for byte, on random codes: one
+// row of one stage, rows of several, and more row stages than its grid's
+// threads (its grid-stride loop).
+TEST_P(FusedOnBackend, PrepackWritesTheOrderItsHeaderDefines) {
+  std::mt19937 rng(16);
+  struct Shape {
+    int64_t N, K;
+  };
+  for (const Shape& sh : {Shape{1, 128}, Shape{3, 384}, Shape{130, 1024}, Shape{8200, 16384}}) {
+    if (sh.N * sh.K > (int64_t{1} << 24) && backend().kind() == nvh::BackendKind::host) continue;
+    std::vector<uint8_t> B(static_cast<std::size_t>(sh.N * sh.K / 2));
+    for (uint8_t& b : B) b = static_cast<uint8_t>(rng());
+    nvh::Buffer in(backend(), B.size(), "B"), out(backend(), B.size(), "prepacked");
+    in.upload(B);
+    prepack_for_fused(backend(), TensorArg{in.data(), {sh.N, sh.K / 2}, ElemType::e2m1x2}, sh.K,
+                      out.data());
+    std::vector<uint8_t> got(B.size());
+    out.download(got.data(), got.size());
+    const std::vector<uint8_t> want = prepacked_by_definition(B, sh.N, sh.K);
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size()), 0) << sh.N << " x " << sh.K;
+  }
+}
+
+// The wgmma kernel on prepacked codes computes the bits it computes on the
+// contract's order: both tile counts, K in one slice, split into parts and
+// meeting in a cluster, a tail split, rows of W past N; fp16 and bf16; the
+// fast path (exact mode, also prefill_vec8's bits) and the contract path (a
+// g that is not a power of two). The mma.sync shapes ignore prepacked_B.
+TEST_P(FusedOnBackend, PrepackedCodesGiveTheContractOrdersBits) {
+  if (!device_caps(backend()).wgmma) GTEST_SKIP() << "prepacked codes are the wgmma kernel's";
+  struct Shape {
+    int64_t M, N;
+    FusedPlan plan;
+  };
+  const int64_t K = 640;
+  const Shape shapes[] = {
+      {100, 136, {FusedShape::w128n128, 1}},
+      {100, 72, {FusedShape::w128n128, 3}},
+      {200, 136, {FusedShape::w256n128, 2, 1, 0, 1, true}},
+      {200, 200, {FusedShape::w256n128, 1, 1, 1, 2}},
+      {40, 136, {FusedShape::m32n128, 2}},
+  };
+  for (const Shape& sh : shapes) {
+    for (DType t : {DType::fp16, DType::bf16}) {
+      for (bool exact : {true, false}) {
+        HandLaunch run(backend(), sh.M, sh.N, K, 21, t, exact);
+        const std::string what = std::string(prefill_fused_variant_name(sh.plan)) +
+                                 ", M = " + std::to_string(sh.M) + ", N = " + std::to_string(sh.N) +
+                                 (t == DType::fp16 ? ", fp16" : ", bf16") +
+                                 (exact ? ", exact" : ", contract path");
+        run_prefill_fused_plan(backend(), run.args, describe_problem(run.args), sh.plan, nullptr);
+        const std::vector<uint16_t> contract_order = run.y();
+        if (exact) EXPECT_TRUE(run.y_is_prefill_vec8s()) << what;
+        nvh::Buffer prepacked(backend(), run.B.bytes(), "prepacked");
+        prepack_for_fused(backend(), run.args.B, K, prepacked.data());
+        MatmulArgs args = run.args;
+        args.prepacked_B = {prepacked.data(), args.B.shape, ElemType::e2m1x2};
+        backend().fill(run.Y.data(), 0xFF, run.Y.bytes());
+        run_prefill_fused_plan(backend(), args, describe_problem(args), sh.plan, nullptr);
+        const std::vector<uint16_t> got = run.y();
+        EXPECT_EQ(std::memcmp(got.data(), contract_order.data(), got.size() * 2), 0) << what;
+      }
+    }
+  }
+}
+
+// Bad prepacked input is named: a K the order has no stages for, a shape or
+// type not B's, an address the TMA cannot read.
+TEST_P(FusedOnBackend, PrepackRefusesWhatItCannotOrder) {
+  nvh::Buffer b(backend(), 4096, "B"), out(backend(), 4096, "out");
+  const auto message = [&](const TensorArg& B, int64_t K, void* to) {
+    return nvh::thrown<std::invalid_argument>([&] { prepack_for_fused(backend(), B, K, to); });
+  };
+  EXPECT_NE(message({b.data(), {4, 96}, ElemType::e2m1x2}, 192, out.data()).find("K = 192"),
+            std::string::npos);
+  EXPECT_NE(message({b.data(), {4, 64}, ElemType::e2m1x2}, 256, out.data()).find("[4, 64]"),
+            std::string::npos);
+  EXPECT_NE(message({b.data(), {4, 64}, ElemType::e4m3}, 128, out.data()).find("B.type = e4m3"),
+            std::string::npos);
+  EXPECT_NE(
+      message({b.data(), {4, 64}, ElemType::e2m1x2}, 128, static_cast<uint8_t*>(out.data()) + 8)
+          .find("out.data"),
+      std::string::npos);
+  HandLaunch run(backend(), 100, 16, 256, 3);
+  MatmulArgs args = run.args;
+  args.prepacked_B = {out.data(), {16, 64}, ElemType::e2m1x2};
+  EXPECT_NE(nvh::thrown<std::invalid_argument>([&] {
+              describe_problem(args);
+            }).find("prepacked_B.shape = [16, 64]: expected [16, 128]"),
+            std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FusedOnBackend, ::testing::ValuesIn(nvh::backend_names()),

@@ -29,9 +29,13 @@
 // lanes of a quad read the same addresses: one broadcast) and picks byte t
 // of each word with prmt. Such a byte holds the codes of k and k + 1 in its
 // two nibbles, while SpreadDecode pairs codes i and i + 4 of a word; one
-// nibble shuffle (unshuffle_nibbles) puts a word's even codes in its low
-// half and its odd codes in its high half, so that SpreadDecode's pair i is
-// byte i's two codes, low k in the low half, as the A fragment has them.
+// nibble shuffle puts a word's even codes in its low half and its odd codes
+// in its high half, so that SpreadDecode's pair i is byte i's two codes, low
+// k in the low half, as the A fragment has them (lane_word,
+// prefill_fused_prepack.cuh). With W prepacked (params.prepacked: codes
+// reordered once by prefill_fused_prepack.cuh, which applies that very
+// lane_word) a lane loads its words as they are, 8 bytes for two, with no
+// prmt or shuffle: the same registers, the same bits.
 //
 // Weights follow the contract on gemv_mma's two paths, chosen per thread
 // from g = weight_scale_2 (the same for every thread): fast for g = 2^e in
@@ -70,6 +74,7 @@
 #include "kernels/nvfp4_matmul/gemv_mma.cuh"
 #include "kernels/nvfp4_matmul/gemv_output.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused.cuh"
+#include "kernels/nvfp4_matmul/prefill_fused_prepack.cuh"
 #include "kernels/nvfp4_matmul/prefill_fused_sum.cuh"
 #include "kernels/nvfp4_matmul/probes.h"
 
@@ -185,6 +190,15 @@ struct PrefillFusedWgmmaTiles {
   NVH_HD static uint32_t w_chunk_offset(uint32_t r, uint32_t j) {
     return w_offset(r) + 16 * (j ^ ((r >> 1) & 3u));
   }
+  // Prepacked codes (prefill_fused_prepack.cuh): lane t's words of 32-k
+  // groups 2p and 2p + 1 of row r, 8 bytes in 16-byte chunk 2 (t / 2) + p,
+  // half t % 2. A half-warp's 64-bit loads (rows g = 0..3, t = 0..3) then hit
+  // the 32 banks once each: rows two apart land in the same 128 bytes, and
+  // the swizzle's XOR of 1 moves them from chunks {p, 2 + p} to the other two.
+  NVH_HD static uint32_t prepacked_word_offset(uint32_t r, uint32_t t, uint32_t p) {
+    const uint32_t at = prepacked_byte(t, 2 * p);
+    return w_chunk_offset(r, at / 16) + at % 16;
+  }
   static_assert(kABytes % 512 == 0, "W's box on the 64-byte swizzle's atom");
   NVH_HD static uint32_t scale_offset(uint32_t r) { return kABytes + kWBytes + r * kScaleRowBytes; }
 
@@ -219,14 +233,6 @@ struct PrefillFusedWgmmaTiles {
       ctx.cp_async4(slot + scale_offset(row) + 4 * word,
                     fused_row_of(base, row, w_last, static_cast<uint32_t>(p.K / 16)));
     }
-  }
-
-  // Codes 0..7 of a word as 0, 2, 4, 6 in its low half and 1, 3, 5, 7 in
-  // its high half: one swap of nibbles 1, 5 with 2, 6, then of bytes 1 and 2.
-  NVH_HD static uint32_t unshuffle_nibbles(uint32_t x) {
-    const uint32_t swap = (x ^ (x >> 4)) & 0x00F000F0u;
-    x = x ^ swap ^ (swap << 4);
-    return nvh::byte_perm(x, 0u, 0x3120u);
   }
 
   // A stage is decoded and multiplied in kParts parts of kPartSteps k16
@@ -273,27 +279,51 @@ struct PrefillFusedWgmmaTiles {
     }
   };
 
+  // Lane t's words of row `row` in part `part` of a stage: word jj is the
+  // row's 32-k group j = part * kPartSteps / 2 + jj, with code 32j + 8i + 2t
+  // in nibble i and code 32j + 8i + 2t + 1 in nibble 4 + i (i = 0..3), the
+  // pairs SpreadDecode makes. In the contract's order the lane reads the
+  // group's four 16-byte words whole (the quad reads the same addresses: one
+  // broadcast), picks byte t of each with prmt and unshuffles its nibbles;
+  // prepacked (prefill_fused_prepack.cuh), the words sit as the lane takes
+  // them, two to 8 bytes, and one load gives them.
+  NVH_HD NVH_INLINE static void lane_words(const uint8_t* slot, uint32_t row, uint32_t t, int part,
+                                           bool prepacked, uint32_t words[kPartSteps / 2]) {
+    if (NVFP4_PROBE(prepacked)) {
+      NVH_UNROLL
+      for (int q = 0; q < kPartSteps / 4; ++q) {
+        const uint32_t pair = static_cast<uint32_t>(part * (kPartSteps / 4) + q);  // j / 2
+        const nvh::U32x2 v = nvh::load_generic_u32x2(slot + prepacked_word_offset(row, t, pair));
+        words[2 * q] = v.x;
+        words[2 * q + 1] = v.y;
+      }
+      return;
+    }
+    NVH_UNROLL
+    for (int jj = 0; jj < kPartSteps / 2; ++jj) {
+      const int j = part * (kPartSteps / 2) + jj;
+      words[jj] = lane_word(nvh::load_generic_u32x4(slot + w_chunk_offset(row, j)), t);
+    }
+  }
+
   // Lane (g, t)'s A registers of part `part` of a stage: frag[s] for k16
   // step part * kPartSteps + s of the stage (half of it / 4, step % 4),
   // registers {row g, k 2t..} {row g + 8, k 2t..} {row g, k 2t + 8..} {row
   // g + 8, k 2t + 8..}: chunk 2s, then 2s + 1, of each row.
   template <nvh::HalfKind kKind, bool kContract>
   NVH_HD NVH_INLINE static void decode_part(const uint8_t* slot, uint32_t row0, uint32_t t, float g,
-                                            int part, uint32_t frag[kPartSteps][4]) {
-    const uint32_t pick = t | ((4 + t) << 4);  // byte t of two words, as bytes 0 and 1
+                                            int part, bool prepacked,
+                                            uint32_t frag[kPartSteps][4]) {
     NVH_UNROLL
     for (int h = 0; h < 2; ++h) {
       const uint32_t row = row0 + 8 * h;
       const RowScales<kKind, kContract> scales(slot + scale_offset(row) + kPartSteps * part, g);
+      uint32_t words[kPartSteps / 2];
+      lane_words(slot, row, t, part, prepacked, words);
       NVH_UNROLL
       for (int jj = 0; jj < kPartSteps / 2; ++jj) {
-        const int j = part * (kPartSteps / 2) + jj;
-        const nvh::U32x4 v =
-            nvh::load_generic_u32x4(slot + w_chunk_offset(row, j));  // chunks 4j..4j+3
-        const uint32_t bytes =
-            nvh::byte_perm(nvh::byte_perm(v.x, v.y, pick), nvh::byte_perm(v.z, v.w, pick), 0x5410u);
         uint32_t pairs[4];
-        SpreadDecode<kKind>::pairs(unshuffle_nibbles(bytes), pairs);
+        SpreadDecode<kKind>::pairs(words[jj], pairs);
         NVH_UNROLL
         for (int i = 0; i < 4; ++i) {
           const int chunk = 4 * jj + i;  // of the part
@@ -359,9 +389,9 @@ struct PrefillFusedWgmmaTiles {
       // The path is a uniform branch around the decode alone: one stage loop
       // and one set of fragments for both (two loops, one a path, spilled).
       if (contract) {
-        decode_part<kKind, true>(slot, w.w_row0(), w.t, g, part, frag[part]);
+        decode_part<kKind, true>(slot, w.w_row0(), w.t, g, part, p.prepacked, frag[part]);
       } else {
-        decode_part<kKind, false>(slot, w.w_row0(), w.t, g, part, frag[part]);
+        decode_part<kKind, false>(slot, w.w_row0(), w.t, g, part, p.prepacked, frag[part]);
       }
       if (part == 0) ring.wait_for_a(ctx, s);  // after the decode, which needs only W
       ctx.wgmma_fence();
