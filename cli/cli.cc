@@ -254,10 +254,10 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                    "prefill_fused")
       ->check(CLI::IsMember({"natural", "prefill_scalar", "prefill_vec8", "prefill_fused"}))
       ->capture_default_str();
-  replay->add_flag("--prepack", ro.prepack,
-                   "prepack each weight once for prefill_fused's wgmma kernel (which then reads "
-                   "that copy: twice the codes' device memory); the one-time GPU time is reported "
-                   "apart");
+  replay->add_flag("!--no-prepack", ro.prepack,
+                   "read the weights in the contract's order only; by default each is also "
+                   "prepacked once for prefill_fused's wgmma kernel, which reads that copy (twice "
+                   "the codes' device memory; the one-time GPU time is reported apart)");
   auto* dry_run = replay->add_flag(
       "--dry-run", replay_dry_run,
       "check the manifest and print the plan (routes, calls, device memory); no GPU needed");

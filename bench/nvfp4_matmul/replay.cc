@@ -303,7 +303,13 @@ namespace {
 
 // Whether the replay keeps a prepacked copy of a node's codes.
 bool prepacks(const ReplayOptions& o, const ReplayNode& n) {
-  return o.prepack && n.K % PrefillFusedPrepack::kStageK == 0;
+  const bool fused_may_run =
+      o.route == ReplayRoute::natural || o.route == ReplayRoute::prefill_fused;
+  return o.prepack && fused_may_run && n.K % PrefillFusedPrepack::kStageK == 0;
+}
+bool any_prepacks(const ReplayManifest& m, const ReplayOptions& o) {
+  return std::any_of(m.nodes.begin(), m.nodes.end(),
+                     [&o](const ReplayNode& n) { return prepacks(o, n); });
 }
 
 }  // namespace
@@ -373,9 +379,11 @@ std::string render_replay_plan(const ReplayManifest& m, const ReplayPlan& plan) 
   o << "  route " << replay_route_name(plan.options.route) << " on " << plan.caps << ":";
   for (const auto& [route, calls] : calls_by_route) o << " " << route << " x " << calls;
   o << "\n  device memory: weights " << gigabytes(plan.weight_bytes)
-    << " (packed codes, scales, bias), scratch " << gigabytes(plan.scratch_bytes)
-    << ", activations " << gigabytes(plan.activation_bytes) << " = "
-    << gigabytes(plan.total_bytes()) << "\n";
+    << (any_prepacks(m, plan.options) ? " (packed codes twice: also prepacked for prefill_fused; "
+                                        "scales, bias), scratch "
+                                      : " (packed codes, scales, bias), scratch ")
+    << gigabytes(plan.scratch_bytes) << ", activations " << gigabytes(plan.activation_bytes)
+    << " = " << gigabytes(plan.total_bytes()) << "\n";
   o << "  " << std::left << std::setw(20) << "node" << std::right << std::setw(8) << "N"
     << std::setw(8) << "K" << std::setw(7) << "block" << std::setw(7) << "count" << std::setw(10)
     << "instances" << std::setw(6) << "bias"
@@ -445,7 +453,7 @@ ReplayReport start_replay_report(const ReplayManifest& m, const ReplayPlan& plan
   r.calls = plan.calls;
   r.weight_values = m.weight_values();
   r.device_bytes = plan.total_bytes();
-  r.prepack = plan.options.prepack;
+  r.prepack = any_prepacks(m, plan.options);
   r.published = m.published;
   r.timing =
       "per chunk, every call's dequant and GEMM step queued behind a GPU hold, each between its "

@@ -94,9 +94,12 @@ struct ReplayOptions {
   int64_t chunk = 256;
   ReplayRoute route = ReplayRoute::natural;
   // Each weight with K % 128 == 0 also prepacked once for prefill_fused's
-  // wgmma kernel (prepack_for_fused), which then reads that copy; the
-  // prepacks' GPU time is reported apart (one-time, not in the totals).
-  bool prepack = false;
+  // wgmma kernel (prepack_for_fused), which then reads that copy, as a
+  // runtime prepacks its constant weights at load; the prepacks' GPU time is
+  // reported apart (one-time, not in the totals). Not where a forced
+  // prefill_vec8 or prefill_scalar leaves prefill_fused no call.
+  // (replay --no-prepack: the contract's order, for comparison.)
+  bool prepack = true;
 };
 
 // What the replay will run: the chunks, and the route each node takes in each

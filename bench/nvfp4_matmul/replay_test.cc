@@ -76,11 +76,20 @@ TEST(ReplayManifest, ShippedModelTakesPrefillFusedNaturallyForAn8KPromptInChunks
   for (const auto& chunk : plan.route) {
     for (Route r : chunk) EXPECT_EQ(r, Route::prefill_fused);
   }
-  // Packed codes (half a byte a value) + scales (a byte per 16) + qkv bias.
+  // Packed codes (half a byte a value, twice: the contract's order and
+  // prepacked, every K being a multiple of 128) + scales (a byte per 16) +
+  // qkv bias; once without the prepack, and once where prefill_vec8 is forced.
   const double values = static_cast<double>(m.weight_values());
-  EXPECT_NEAR(static_cast<double>(plan.weight_bytes), values / 2 + values / 16, 1e6);
+  EXPECT_NEAR(static_cast<double>(plan.weight_bytes), values + values / 16, 1e6);
+  ReplayOptions contract_order{8192, 256, ReplayRoute::natural};
+  contract_order.prepack = false;
+  EXPECT_NEAR(static_cast<double>(plan_replay(m, contract_order, h200()).weight_bytes),
+              values / 2 + values / 16, 1e6);
+  EXPECT_NEAR(static_cast<double>(
+                  plan_replay(m, {8192, 256, ReplayRoute::prefill_vec8}, h200()).weight_bytes),
+              values / 2 + values / 16, 1e6);
   EXPECT_EQ(plan.scratch_bytes, std::size_t{36864} * 5120 * 2);  // gate_up_proj is the largest node
-  EXPECT_LT(plan.total_bytes(), std::size_t{12} << 30);          // fits an H200 many times over
+  EXPECT_LT(plan.total_bytes(), std::size_t{20} << 30);          // an H100's 80 GB four times over
 }
 
 // ---- parser errors ----------------------------------------------------------

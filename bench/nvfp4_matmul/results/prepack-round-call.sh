@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Session of 2026-12-07 from 06:44 UTC: the round on main with W prepacked for prefill_fused's wgmma
+# kernel (replay prepacks by default; --no-prepack reads the contract's order), on whatever card
+# comes: the prepack's GPU tests; the 8K replay --no-prepack / default / default / --no-prepack and
+# once on prefill_vec8 (ab-replays.sh's ab_replays, "base" being the binary with --no-prepack);
+# issue 16's targets bench (the whole bench, the prepacked rows beside the others); verify on the
+# GPU (the main job). build/carry6/bin.tgz holds nvfp4-harness and kernels_tests.
+# Usage (device): bash bench/nvfp4_matmul/results/prepack-round-call.sh TAG
+set -uo pipefail
+tag="${1:-round}"
+cd "$(dirname "$0")/../../.."
+ab_bins=build/carry6/bin.tgz
+source bench/nvfp4_matmul/results/ab-replays.sh
+ab_card
+# new: the binary as is (prepacked); base: the same binary, its replays with --no-prepack.
+ln -sf /tmp/bin/nvfp4-harness /tmp/bin/nvfp4-harness-new
+printf '#!/usr/bin/env bash\nif [ "$1" = replay ]; then exec /tmp/bin/nvfp4-harness "$@" --no-prepack; fi\nexec /tmp/bin/nvfp4-harness "$@"\n' \
+  > /tmp/bin/nvfp4-harness-base && chmod +x /tmp/bin/nvfp4-harness-base
+t0=$SECONDS
+timeout 60 /tmp/bin/kernels_tests --gtest_filter='*Prepack*cuda*' > "$OUT/tests.log" 2>&1
+echo "== prepack tests rc=$? $((SECONDS - t0)) s"; grep -E "^\[  (PASSED|FAILED) " "$OUT/tests.log"
+ab_replays
+grep -h "prepacked .* weights" "$OUT"/replay-new-*.log
+echo "== $((SECONDS - t0)) s"
+timeout 300 /tmp/bin/nvfp4-harness-new bench --json "$OUT/$card-$tag-targets-bench.json" > "$OUT/targets-bench.log" 2>&1
+echo "== targets bench rc=$? $((SECONDS - t0)) s"
+timeout 100 /tmp/bin/nvfp4-harness-new verify --backend cuda --out "$OUT/verify" > "$OUT/verify.log" 2>&1
+echo "== verify rc=$? $((SECONDS - t0)) s"; tail -4 "$OUT/verify.log"
+(cd "$OUT" && tar -czf logs.tgz *.log verify/junit.xml *replay*.json 2>/dev/null && rm -rf *.log verify *replay*.json)
