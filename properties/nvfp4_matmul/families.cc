@@ -1405,6 +1405,27 @@ Family prefill_fused() {
     c.options.force_route = Route::prefill_fused;
     aimed(f, c, {blocks[5], deep, n_past, m_blocks});
   }
+  // W prepacked once for the wgmma kernel (prefill_fused_prepack.cuh): one
+  // tile of A and two, exact mode and the contract path (the kernels' tests
+  // run it in every plan kind, against the contract order's bits). Without wgmma the mma.sync
+  // shapes read B and the case meets the aim by running the fused kernel.
+  const auto prepacked =
+      add_aim(f,
+              "prefill_fused's wgmma kernel reads W prepacked once (prepack_for_fused, "
+              "MatmulArgs::prepacked_B), where the device has wgmma",
+              [](const CaseSpec& s, const CaseVerdict& v, const AimContext& c) {
+                return s.prepacked && took_fused_kernel(v) &&
+                       (!c.wgmma || is_wgmma_shape(fused_plan(v).shape));
+              });
+  {
+    CaseSpec c = fused_anyway(make_case("", 100, 136, 640, 16, DType::bf16, true, true, 18));
+    c.prepacked = true;
+    aimed(f, c, {blocks[4], prepacked});
+    c = make_case("", 200, 136, 768, 16, DType::fp16, false, false, 19);
+    c.options.force_route = Route::prefill_fused;
+    c.prepacked = true;
+    aimed(f, c, {blocks[5], n_past, prepacked});
+  }
   // The GEMV-shaped path (gemv_mma_slices.cuh, two groups of A's rows).
   const auto gemv = [](const CaseSpec&, const CaseVerdict& v) {
     return took(v, Route::prefill_fused) && fused_plan(v).gemv_slices > 1;

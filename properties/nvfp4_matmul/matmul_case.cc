@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -117,6 +118,7 @@ std::string CaseSpec::name() const {
   o << dtype_name(dtype) << "_M" << M << "_N" << N << "_K" << K << "_bs" << block_size;
   if (bias) o << "_bias";
   if (exact) o << "_exact";
+  if (prepacked) o << "_prepacked";
   if (a_offset) o << "_offA" << a_offset;
   if (b_offset) o << "_offB" << b_offset;
   if (scratch_offset) o << "_offS" << scratch_offset;
@@ -228,6 +230,7 @@ CaseSpec parse_case_name(const std::string& name) {
   s.block_size = in.number<int64_t>("block_size");
   s.bias = in.take("_bias");
   s.exact = in.take("_exact");
+  s.prepacked = in.take("_prepacked");
   // "_offS" and "_offB" are prefixes of "_offScale" and "_offBias": a digit tells them apart.
   if (in.take("_offA", true)) s.a_offset = in.offset("A's offset");
   if (in.take("_offB", true)) s.b_offset = in.offset("B's offset");
@@ -318,6 +321,17 @@ CaseRun run_case(nvh::Backend& backend, const CaseSpec& s, const CaseInputs& in)
   args.Y = {Y.data(), {s.M, s.N}, t};
   args.scratch = {scratch.data(), {s.N, s.K}, t};
   args.block_size = s.block_size;
+  // The prepacked copy, made from B's bytes in a buffer of its own (16-byte
+  // aligned, as prepack_for_fused needs, whatever B's offset), guarded too.
+  std::optional<nvh::GuardedBuffer> packed_copy, prepacked;
+  if (s.prepacked) {
+    packed_copy.emplace(backend, in.W.packed.size(), 0, "B (for the prepack)");
+    prepacked.emplace(backend, in.W.packed.size(), 0, "prepacked_B");
+    packed_copy->upload(in.W.packed);
+    prepack_for_fused(backend, {packed_copy->data(), args.B.shape, ElemType::e2m1x2}, s.K,
+                      prepacked->data());
+    args.prepacked_B = {prepacked->data(), args.B.shape, ElemType::e2m1x2};
+  }
 
   CaseRun run;
   const auto mod16 = [](const void* p) {
@@ -335,10 +349,11 @@ CaseRun run_case(nvh::Backend& backend, const CaseSpec& s, const CaseInputs& in)
   if (route_row(run.decision.route).needs_scratch) {
     run.scratch = scratch.download_as<uint16_t>(static_cast<std::size_t>(s.N * s.K));
   }
-  run.damaged_guard_bytes = A.damaged_guard_bytes() + B.damaged_guard_bytes() +
-                            Y.damaged_guard_bytes() + scratch.damaged_guard_bytes() +
-                            scales.damaged_guard_bytes() + g.damaged_guard_bytes() +
-                            bias.damaged_guard_bytes();
+  run.damaged_guard_bytes =
+      A.damaged_guard_bytes() + B.damaged_guard_bytes() + Y.damaged_guard_bytes() +
+      scratch.damaged_guard_bytes() + scales.damaged_guard_bytes() + g.damaged_guard_bytes() +
+      bias.damaged_guard_bytes() +
+      (prepacked ? prepacked->damaged_guard_bytes() + packed_copy->damaged_guard_bytes() : 0);
   run.y_sha256 =
       nvh::tensor_sha256(dtype_name(s.dtype), {s.M, s.N}, run.Y.data(), run.Y.size() * 2);
   return run;

@@ -25,6 +25,9 @@ struct CaseSpec {
   // Exact mode: small-integer activations, power-of-two scales, so every fp32
   // partial sum is exact and every route must give the same bits.
   bool exact = false;
+  // B also prepacked for prefill_fused's wgmma kernel (prepack_for_fused),
+  // passed as MatmulArgs::prepacked_B (K % 128 == 0 only).
+  bool prepacked = false;
   // Bytes the A, B and scratch payloads sit past a 256-byte boundary.
   uint32_t a_offset = 0, b_offset = 0, scratch_offset = 0;
   // The same for weight_scale, weight_scale_2, bias and Y (the alignment
@@ -35,7 +38,7 @@ struct CaseSpec {
   // A special class of one input, injected by make_inputs (value_class.h).
   ValueClass value_class = ValueClass::none;
 
-  // "fp16_M9_N64_K128_bs16[_bias][_exact][_offA2_offB1_offS4][_offScale3_offGlobal4_offBias2_offY2]
+  // "fp16_M9_N64_K128_bs16[_bias][_exact][_prepacked][_offA2_offB1_offS4][_offScale3_offGlobal4_offBias2_offY2]
   //  [_force-x][_native][_sm120[_fp4][_wgmma]][_v-g_inf]_s1": every field that differs from its
   //  default, so no two cases share a name (_fp4, _wgmma: the simulated device has native FP4,
   //  wgmma; _v-: the value class).
