@@ -4,14 +4,15 @@
 # comes: the prepack's GPU tests; the 8K replay --no-prepack / default / default / --no-prepack and
 # once on prefill_vec8 (ab-replays.sh's ab_replays, "base" being the binary with --no-prepack);
 # issue 16's targets bench (the whole bench, the prepacked rows beside the others); verify on the
-# GPU (the main job). build/carry6/bin.tgz holds nvfp4-harness and kernels_tests.
-# Usage (device): bash bench/nvfp4_matmul/results/prepack-round-call.sh TAG
+# GPU (the main job). build/carry6/bin.tgz holds nvfp4-harness and kernels_tests. Run on an H100 as
+# tag s1207r, its files renamed h100-s1207q-* in results/ (s1207r was the stop before's tag).
+# Usage (device): [ROUND_CARD=h200-only] bash bench/nvfp4_matmul/results/prepack-round-call.sh TAG
 set -uo pipefail
 tag="${1:-round}"
 cd "$(dirname "$0")/../../.."
 ab_bins=build/carry6/bin.tgz
 source bench/nvfp4_matmul/results/ab-replays.sh
-ab_card
+ab_card ${ROUND_CARD:-}
 # new: the binary as is (prepacked); base: the same binary, its replays with --no-prepack.
 ln -sf /tmp/bin/nvfp4-harness /tmp/bin/nvfp4-harness-new
 printf '#!/usr/bin/env bash\nif [ "$1" = replay ]; then exec /tmp/bin/nvfp4-harness "$@" --no-prepack; fi\nexec /tmp/bin/nvfp4-harness "$@"\n' \
