@@ -805,6 +805,37 @@ void expect_wgmma_stage_layout() {
     }
     EXPECT_TRUE(banks.all()) << "W chunk " << c << ": banks " << banks;
   }
+  // Prepacked codes: a row's 16 words (lane t, pair p of 32-k groups, two
+  // words each) fill its 64 bytes, and each half-warp's 8-byte loads (lane
+  // 4g + t: rows g = 0..3 or 4..7 of its warp, and the same 8 rows on) meet
+  // every bank once, for every warp's rows.
+  for (uint32_t r = 0; r < F::kTileCols; ++r) {
+    std::set<uint32_t> words;
+    for (uint32_t t = 0; t < 4; ++t) {
+      for (uint32_t pair = 0; pair < 2; ++pair) {
+        const uint32_t at = F::prepacked_word_offset(r, t, pair);
+        EXPECT_EQ(at % 8, 0u);
+        EXPECT_GE(at, F::w_offset(r));
+        EXPECT_LE(at + 8, F::w_offset(r) + F::kWRowBytes);
+        words.insert(at);
+      }
+    }
+    EXPECT_EQ(words.size(), 8u) << "W row " << r;
+  }
+  for (uint32_t row0 = 0; row0 < F::kTileCols; row0 += 8) {
+    for (uint32_t half = 0; half < 2; ++half) {
+      for (uint32_t pair = 0; pair < 2; ++pair) {
+        std::bitset<32> banks;
+        for (uint32_t lane = 16 * half; lane < 16 * half + 16; ++lane) {
+          const uint32_t at = F::prepacked_word_offset(row0 + lane / 4, lane % 4, pair);
+          banks.set((at / 4) % 32);
+          banks.set((at / 4 + 1) % 32);
+        }
+        EXPECT_TRUE(banks.all()) << "prepacked rows " << row0 << "+, half-warp " << half
+                                 << ", pair " << pair << ": banks " << banks;
+      }
+    }
+  }
 }
 
 // One tile of A (w128n128) and two (w256n128), whose stages also fit the
