@@ -6,7 +6,8 @@
 # issue 16's targets bench (the whole bench, the prepacked rows beside the others); verify on the
 # GPU (the main job). build/carry6/bin.tgz holds nvfp4-harness and kernels_tests. Run on an H100 as
 # tag s1207r, its files renamed h100-s1207q-* in results/ (s1207r was the stop before's tag).
-# Usage (device): [ROUND_CARD=h200-only] bash bench/nvfp4_matmul/results/prepack-round-call.sh TAG
+# ROUND_LEAN=1: the tests and the replays alone (a call short of device time).
+# Usage (device): [ROUND_CARD=h200-only] [ROUND_LEAN=1] bash bench/nvfp4_matmul/results/prepack-round-call.sh TAG
 set -uo pipefail
 tag="${1:-round}"
 cd "$(dirname "$0")/../../.."
@@ -23,6 +24,10 @@ echo "== prepack tests rc=$? $((SECONDS - t0)) s"; grep -E "^\[  (PASSED|FAILED)
 ab_replays
 grep -h "prepacked .* weights" "$OUT"/replay-new-*.log
 echo "== $((SECONDS - t0)) s"
+if [ "${ROUND_LEAN:-0}" = 1 ]; then
+  (cd "$OUT" && tar -czf logs.tgz *.log *replay*.json && rm -f *.log *replay*.json)
+  exit 0
+fi
 timeout 300 /tmp/bin/nvfp4-harness-new bench --json "$OUT/$card-$tag-targets-bench.json" > "$OUT/targets-bench.log" 2>&1
 echo "== targets bench rc=$? $((SECONDS - t0)) s"
 timeout 100 /tmp/bin/nvfp4-harness-new verify --backend cuda --out "$OUT/verify" > "$OUT/verify.log" 2>&1
