@@ -1252,6 +1252,8 @@ FusedPlan fused_plan(const CaseVerdict& v) {
                            FusedShape::m128n128, FusedShape::w128n128, FusedShape::w256n128}) {
     for (int32_t k = 1; k <= kFusedMaxKSlices; ++k) {
       if (v.decision.variant == prefill_fused_variant_name({shape, k})) return {shape, k};
+      const FusedPlan cluster{shape, k, 1, 0, 1, true};  // the slices meet in a cluster
+      if (v.decision.variant == prefill_fused_variant_name(cluster)) return cluster;
     }
   }
   return {FusedShape::m16n64, 0};  // no plan: not prefill_fused's variant
@@ -1320,11 +1322,20 @@ Family prefill_fused() {
       fused_shape_aim(f, FusedShape::m16n64),   fused_shape_aim(f, FusedShape::m32n128),
       fused_shape_aim(f, FusedShape::m64n128),  fused_shape_aim(f, FusedShape::m128n128),
       fused_shape_aim(f, FusedShape::w128n128), fused_shape_aim(f, FusedShape::w256n128)};
-  const auto split =
-      add_aim(f, "prefill_fused splits K across blocks: parts, then prefill_fused_sum",
-              [](const CaseSpec&, const CaseVerdict& v, const AimContext&) {
-                return took_fused_kernel(v) && fused_plan(v).k_slices > 1;
-              });
+  const auto split = add_aim(
+      f, "prefill_fused splits K across blocks: parts, then prefill_fused_sum",
+      [](const CaseSpec&, const CaseVerdict& v, const AimContext&) {
+        return took_fused_kernel(v) && fused_plan(v).k_slices > 1 && !fused_plan(v).cluster_sum;
+      });
+  // Without wgmma the case runs an mma.sync split, which meets the aim there.
+  const auto cluster = add_aim(
+      f,
+      "prefill_fused's K slices meet in a thread-block cluster (w256n128/k2-cluster: no parts, "
+      "no prefill_fused_sum), where the device has wgmma",
+      [](const CaseSpec&, const CaseVerdict& v, const AimContext& c) {
+        if (!c.wgmma) return took_fused_kernel(v) && fused_plan(v).k_slices > 1;
+        return took_fused_kernel(v) && fused_plan(v).cluster_sum;
+      });
   const auto short_stage = add_aim(
       f, "prefill_fused's slice ends in a stage of fewer 128-k steps than its K warps",
       [](const CaseSpec& s, const CaseVerdict& v, const AimContext&) {
@@ -1421,6 +1432,12 @@ Family prefill_fused() {
     CaseSpec c = fused_anyway(make_case("", 100, 136, 640, 16, DType::bf16, true, true, 18));
     c.prepacked = true;
     aimed(f, c, {blocks[4], prepacked});
+    c = make_case("", 129, 16, 1280, 16, DType::fp16, false, true, 20);  // one row in tile two
+    c.options.force_route = Route::prefill_fused;
+    aimed(f, c, {blocks[5], cluster});
+    c.prepacked = true;
+    c.exact = false;
+    aimed(f, c, {blocks[5], cluster, prepacked});
     c = make_case("", 200, 136, 768, 16, DType::fp16, false, false, 19);
     c.options.force_route = Route::prefill_fused;
     c.prepacked = true;
