@@ -453,8 +453,7 @@ void time_gemv_slices(nvh::Backend& backend, Bench& bench, const Bench::Sets& se
                 });
 }
 
-// Issue 16's M sweep: per shape and M, the whole operator call on
-// prefill_fused's route on weights prepacked for its wgmma kernel
+// The M sweep's prefill_fused rows on weights prepacked for its wgmma kernel
 // (prepack_for_fused, once per input set, before the timing), bias on and
 // off, and the prepack itself (one-time per weight: its row is what one
 // costs, not a per-call time).
@@ -485,10 +484,13 @@ void time_prepacked(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets
   for (const auto& set : sets) set->args.prepacked_B = {};  // the other rows read B
 }
 
+// Issue 16's M sweep: per shape and M, the whole operator call on
 // prefill_fused and on prefill_vec8 (dequant + GEMM), bias on and off, the
 // GEMM step alone on a bf16 W (cuBLAS BF16 alone) and, once per shape, the
 // packed weights and scales read alone (the floor for any route that reads
-// them once). One set of inputs per (shape, M) serves every row of it.
+// them once); where the plan is a wgmma shape, prefill_fused on prepacked
+// weights too (time_prepacked). One set of inputs per (shape, M) serves
+// every row of it.
 void msweep_group(nvh::Backend& backend, Bench& bench, std::vector<int64_t> ms,
                   std::vector<std::pair<int64_t, int64_t>> shapes) {
   if (ms.empty()) ms = {9, 16, 32, 64, 128, 256, 512, 1024, 2048, 8192};
