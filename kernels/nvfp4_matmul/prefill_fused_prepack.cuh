@@ -4,8 +4,8 @@
 // next k (i = 0..3): byte t of each of the group's four 4-byte words, its two
 // nibbles then set 16 bits apart (SpreadDecode's pairs). In the contract's
 // order (low nibble = even k, rows of K / 2 bytes) that is four 16-byte
-// shared loads a row and group, three prmt and a nibble shuffle a word, a
-// stage after stage for every call. Prepacked, each of the lane's words sits
+// shared loads a row and group, three prmt and a nibble shuffle a word,
+// stage after stage in every call. Prepacked, each of the lane's words sits
 // whole where one 8-byte load takes two of them: a one-time pass over the
 // weights, which are constant across calls (ORT prepacks constant
 // initializers the same way); the operator takes the result beside B
