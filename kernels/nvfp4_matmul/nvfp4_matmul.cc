@@ -136,10 +136,10 @@ void require_element_alignment(const char* name, const TensorArg& t, uint32_t by
   }
 }
 
-// What prefill_fused_prepack takes and gives: B's shape and type, K % 128
-// == 0 (its 128-k row stages), 16-byte alignment (the TMA reads it).
-void require_prepacked(const char* name, const TensorArg& t, const TensorArg& B, int64_t K) {
-  require(name, t, B.shape, ElemType::e2m1x2);
+// What prefill_fused_prepack's order needs of codes of B's shape, read or
+// written: K % 128 == 0 (its 128-k row stages), 16-byte alignment (its
+// 16-byte accesses; the TMA reads the copy).
+void require_prepack_order(const char* name, const TensorArg& t, int64_t K) {
   if (K % PrefillFusedPrepack::kStageK != 0) {
     bad(std::string(name) + " with K = " + std::to_string(K) +
         ": prefill_fused's prepacked order needs K % 128 == 0");
@@ -362,8 +362,10 @@ void run_prefill_scalar_route(nvh::Backend& backend, const MatmulArgs& args, con
 void prepack_for_fused(nvh::Backend& backend, const TensorArg& B, int64_t K, void* out) {
   require_rank("B", B, 2);
   require("B", B, {B.shape[0], ceil_div(K, 2)}, ElemType::e2m1x2);
-  require_prepacked("B", B, B, K);
-  require_prepacked("out", TensorArg{out, B.shape, ElemType::e2m1x2}, B, K);
+  require_prepack_order("B", B, K);
+  const TensorArg to{out, B.shape, ElemType::e2m1x2};
+  require("out", to, B.shape, ElemType::e2m1x2);  // its shape is B's: a null `out` is what it names
+  require_prepack_order("out", to, K);
   const PrefillFusedPrepack::Params params{static_cast<const uint8_t*>(B.data),
                                            static_cast<uint8_t*>(out), B.shape[0], K};
   if (params.N == 0 || K == 0) return;  // no stage to reorder
@@ -414,7 +416,10 @@ Problem describe_problem(const MatmulArgs& a) {
   if (p.has_bias) require("bias", a.bias, {p.N}, a.A.type);
   require("Y", a.Y, {p.M, p.N}, a.A.type);
   if (a.scratch.present()) require("scratch", a.scratch, {p.N, p.K}, a.A.type);
-  if (a.prepacked_B.present()) require_prepacked("prepacked_B", a.prepacked_B, a.B, p.K);
+  if (a.prepacked_B.present()) {
+    require("prepacked_B", a.prepacked_B, a.B.shape, ElemType::e2m1x2);
+    require_prepack_order("prepacked_B", a.prepacked_B, p.K);
+  }
 
   require_element_alignment("A", a.A, 2);
   require_element_alignment("weight_scale_2", a.weight_scale_2, 4);
