@@ -453,35 +453,43 @@ void time_gemv_slices(nvh::Backend& backend, Bench& bench, const Bench::Sets& se
                 });
 }
 
+// One M-sweep row: route r's runner itself, past the dispatcher (the sweep
+// times both routes at every M, the crossover's own side included; forcing
+// would refuse prefill_fused above it), bias on or off, on B or on the
+// input set's prepacked copy (time_prepacked).
+void time_route_row(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets, const Shape& s,
+                    const Caps& caps, Route r, bool bias, bool prepacked, double flops) {
+  const double bytes = r == Route::prefill_fused ? gemv_bytes(s) : dequant_bytes(s) + gemm_bytes(s);
+  bench.time_on(sets, "msweep",
+                std::string(route_name(r)) + (prepacked ? " prepacked" : "") +
+                    (bias ? " bias " : " ") + shape_name(s),
+                r == Route::prefill_fused ? "fused" : "prefill_e2e", s, bytes, flops,
+                [&backend, &caps, r, bias, prepacked](InputSet& in) {
+                  MatmulArgs a = in.args;
+                  if (!bias) a.bias = {};
+                  if (prepacked) a.prepacked_B = {in.prepacked.data(), a.B.shape, ElemType::e2m1x2};
+                  route_row(r).run(backend, a, describe_problem(a), caps, in.scratch.data());
+                });
+}
+
 // The M sweep's prefill_fused rows on weights prepacked for its wgmma kernel
 // (prepack_for_fused, once per input set, before the timing), bias on and
 // off, and the prepack itself (one-time per weight: its row is what one
 // costs, not a per-call time).
 void time_prepacked(nvh::Backend& backend, Bench& bench, const Bench::Sets& sets, const Shape& s,
-                    double flops) {
-  const std::string id = shape_name(s);
+                    const Caps& caps, double flops) {
   for (const auto& set : sets) {
     InputSet& in = *set;
     if (!in.prepacked.data()) in.prepacked = nvh::Buffer(backend, in.B.bytes());
     prepack_for_fused(backend, in.args.B, s.K, in.prepacked.data());
-    in.args.prepacked_B = {in.prepacked.data(), in.args.B.shape, ElemType::e2m1x2};
   }
   for (bool bias : {true, false}) {
-    bench.time_on(sets, "msweep",
-                  std::string("prefill_fused prepacked") + (bias ? " bias " : " ") + id, "fused", s,
-                  gemv_bytes(s), flops, [&backend, bias](InputSet& in) {
-                    MatmulArgs a = in.args;
-                    if (!bias) a.bias = {};
-                    const Problem p = describe_problem(a);
-                    run_prefill_fused_plan(backend, a, p, prefill_fused_plan(p.M, p.N, p.K, true),
-                                           in.scratch.data());
-                  });
+    time_route_row(backend, bench, sets, s, caps, Route::prefill_fused, bias, true, flops);
   }
-  bench.time_on(sets, "msweep", "prepack_for_fused (one-time) " + id, "prepack", s,
+  bench.time_on(sets, "msweep", "prepack_for_fused (one-time) " + shape_name(s), "prepack", s,
                 2.0 * static_cast<double>(s.N * (s.K / 2)), 0, [&backend, &s](InputSet& in) {
                   prepack_for_fused(backend, in.args.B, s.K, in.prepacked.data());
                 });
-  for (const auto& set : sets) set->args.prepacked_B = {};  // the other rows read B
 }
 
 // Issue 16's M sweep: per shape and M, the whole operator call on
@@ -513,23 +521,11 @@ void msweep_group(nvh::Backend& backend, Bench& bench, std::vector<int64_t> ms,
       const Caps caps = device_caps(backend);  // once, not in the timed calls
       for (Route r : {Route::prefill_fused, Route::prefill_vec8}) {
         for (bool bias : {true, false}) {
-          const double bytes =
-              r == Route::prefill_fused ? gemv_bytes(s) : dequant_bytes(s) + gemm_bytes(s);
-          // The route's runner itself, past the dispatcher: the sweep times
-          // both routes at every M, the crossover's own side included
-          // (forcing would refuse prefill_fused above it).
-          bench.time_on(sets, "msweep", std::string(route_name(r)) + (bias ? " bias " : " ") + id,
-                        r == Route::prefill_fused ? "fused" : "prefill_e2e", s, bytes, flops,
-                        [&backend, &caps, r, bias](InputSet& in) {
-                          MatmulArgs a = in.args;
-                          if (!bias) a.bias = {};
-                          route_row(r).run(backend, a, describe_problem(a), caps,
-                                           in.scratch.data());
-                        });
+          time_route_row(backend, bench, sets, s, caps, r, bias, false, flops);
         }
       }
       if (is_wgmma_shape(prefill_fused_plan(M, N, K, caps.wgmma).shape)) {
-        time_prepacked(backend, bench, sets, s, flops);
+        time_prepacked(backend, bench, sets, s, caps, flops);
       }
       if (M <= 1024) time_fused_shapes(backend, bench, sets, s, gemv_bytes(s), flops);
       if (M > 8 && M <= GemvMmaSlices16::kMaxM) {  // the GEMV-shaped path around the plan's slices
