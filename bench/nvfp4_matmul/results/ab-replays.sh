@@ -1,6 +1,7 @@
 # Sourced by the A/B call scripts (bias-ab-call.sh, fused-ab-call.sh, cluster-sum-call.sh,
 # tail-cluster-call.sh, h200-replay-call.sh, head-round-call.sh, head-replay-clocks-call.sh,
-# h200-lean-call.sh, discard-parts-call.sh, balanced-ab-call.sh, streamk-proxy-call.sh) from the
+# h200-lean-call.sh, discard-parts-call.sh, balanced-ab-call.sh, streamk-proxy-call.sh,
+# prepack-call.sh, prepack-round-call.sh) from the
 # repository root, with tag and OUT set. The
 # call's card: ab_card [h200-only] unpacks $ab_bins (build/carry2/bin.tgz unless the caller set it)
 # into /tmp/bin, prints the card's
@@ -16,6 +17,16 @@
 # (NAME kernels unless given). ab_fused_tests LIMIT_S: the fused route's GPU tests into
 # $OUT/tests.log. ab_tests_then_replays LIMIT_S: ab_fused_tests, then ab_replays, timed from t0
 # (which it sets).
+# ab_one_binary SIDE FLAG: the A/B's two sides from one binary, /tmp/bin/nvfp4-harness (unpacked by
+# ab_card): nvfp4-harness-SIDE runs it with FLAG added to its replays, the other side as it is.
+ab_one_binary() {
+  local other=base
+  [ "$1" = base ] && other=new
+  ln -sf /tmp/bin/nvfp4-harness "/tmp/bin/nvfp4-harness-$other"
+  printf '#!/usr/bin/env bash\nif [ "$1" = replay ]; then exec /tmp/bin/nvfp4-harness "$@" %s; fi\nexec /tmp/bin/nvfp4-harness "$@"\n' \
+    "$2" > "/tmp/bin/nvfp4-harness-$1"
+  chmod +x "/tmp/bin/nvfp4-harness-$1"
+}
 ab_card() {  # ab_card [h200-only]
   mkdir -p /tmp/bin && tar -xzf "${ab_bins:-build/carry2/bin.tgz}" -C /tmp/bin
   local name

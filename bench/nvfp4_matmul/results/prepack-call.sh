@@ -6,7 +6,8 @@
 # --prepack and once on prefill_vec8 (ab-replays.sh's ab_replays, "new" being the binary with
 # --prepack); the msweep rows of the replay's and the sweep's shapes at M = 128, 256, 512, twice;
 # the prepack tests under compute-sanitizer. build/carry6/bin.tgz holds nvfp4-harness and
-# kernels_tests. Usage (device): bash bench/nvfp4_matmul/results/prepack-call.sh TAG
+# kernels_tests, built at 386333f, whose replay took --prepack (replay prepacks by default since
+# e1e31a9: --no-prepack). Usage (device): bash bench/nvfp4_matmul/results/prepack-call.sh TAG
 set -uo pipefail
 tag="${1:-prepack}"
 cd "$(dirname "$0")/../../.."
@@ -14,9 +15,7 @@ ab_bins=build/carry6/bin.tgz
 source bench/nvfp4_matmul/results/ab-replays.sh
 ab_card
 # base: the binary as is; new: the same binary, its replays with --prepack.
-ln -sf /tmp/bin/nvfp4-harness /tmp/bin/nvfp4-harness-base
-printf '#!/usr/bin/env bash\nif [ "$1" = replay ]; then exec /tmp/bin/nvfp4-harness "$@" --prepack; fi\nexec /tmp/bin/nvfp4-harness "$@"\n' \
-  > /tmp/bin/nvfp4-harness-new && chmod +x /tmp/bin/nvfp4-harness-new
+ab_one_binary new --prepack
 t0=$SECONDS
 timeout 200 /tmp/bin/kernels_tests --gtest_filter='*Prepack*:*Fused*cuda*:GpuAgainstHost.*' > "$OUT/tests.log" 2>&1
 echo "== kernel tests rc=$? $((SECONDS - t0)) s"

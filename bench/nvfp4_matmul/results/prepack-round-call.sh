@@ -15,9 +15,7 @@ ab_bins=build/carry6/bin.tgz
 source bench/nvfp4_matmul/results/ab-replays.sh
 ab_card ${ROUND_CARD:-}
 # new: the binary as is (prepacked); base: the same binary, its replays with --no-prepack.
-ln -sf /tmp/bin/nvfp4-harness /tmp/bin/nvfp4-harness-new
-printf '#!/usr/bin/env bash\nif [ "$1" = replay ]; then exec /tmp/bin/nvfp4-harness "$@" --no-prepack; fi\nexec /tmp/bin/nvfp4-harness "$@"\n' \
-  > /tmp/bin/nvfp4-harness-base && chmod +x /tmp/bin/nvfp4-harness-base
+ab_one_binary base --no-prepack
 t0=$SECONDS
 timeout 60 /tmp/bin/kernels_tests --gtest_filter='*Prepack*cuda*' > "$OUT/tests.log" 2>&1
 echo "== prepack tests rc=$? $((SECONDS - t0)) s"; grep -E "^\[  (PASSED|FAILED) " "$OUT/tests.log"
