@@ -822,6 +822,19 @@ void expect_wgmma_stage_layout() {
     }
     EXPECT_EQ(words.size(), 8u) << "W row " << r;
   }
+  // The one-tile kernel's offsets from a thread's first
+  // (prepacked_word_from, Place::prepacked_first): rows g and g + 8 of each
+  // warp's 16, both pairs.
+  for (uint32_t tid = 0; tid < F::kMaxBlockThreads; ++tid) {
+    const auto w = F::Place::of(tid, nullptr);
+    for (uint32_t h = 0; h < 2; ++h) {
+      for (uint32_t pair = 0; pair < 2; ++pair) {
+        EXPECT_EQ(F::prepacked_word_from(w.prepacked_first(), h, pair),
+                  F::prepacked_word_offset(w.w_row0() + 8 * h, w.t, pair))
+            << "thread " << tid << ", row " << w.w_row0() + 8 * h << ", pair " << pair;
+      }
+    }
+  }
   for (uint32_t row0 = 0; row0 < F::kTileCols; row0 += 8) {
     for (uint32_t half = 0; half < 2; ++half) {
       for (uint32_t pair = 0; pair < 2; ++pair) {

@@ -125,10 +125,21 @@ struct PrefillFusedWgmmaTiles {
   static constexpr uint32_t kScaleBytes = kTileCols * kScaleRowBytes;
   // Stages start 1024-byte aligned: A's halves are wgmma's swizzled tiles.
   static constexpr uint32_t kStageBytes = (kABytes + kWBytes + kScaleBytes + 1023) / 1024 * 1024;
+  // One tile of A: each thread parks the offset of its first prepacked
+  // words (prepacked_word_offset of its first row, pair 0) in shared memory
+  // once and reads it back each stage, then an add and a XOR a row
+  // (prepacked_word_from), where ptxas, short of registers, recomputed it
+  // from the row and lane every stage (17 instructions a row; SASS): 2-3 %
+  // off w128n128's calls on an H100 (PERF.md, 2026-12-07). With two tiles
+  // the read-back made the calls 0-3 % slower (their stage is decoded in two
+  // parts, the offset held across both): they compute it in place.
+  static constexpr bool kParksPrepackedFirst = kATiles == 1;
+  static constexpr uint32_t kParkedFirstBytes = kParksPrepackedFirst ? 4 * kMaxBlockThreads : 0;
   // The stages, two mbarriers a stage (A's boxes land on one, W's on the
-  // other), and 1024 bytes to align the first stage (dynamic shared memory
-  // is only 16-byte aligned).
-  static constexpr uint32_t kSharedBytes = kStages * kStageBytes + 16 * kStages + 1024;
+  // other), the parked offsets, and 1024 bytes to align the first stage
+  // (dynamic shared memory is only 16-byte aligned).
+  static constexpr uint32_t kSharedBytes =
+      kStages * kStageBytes + 16 * kStages + kParkedFirstBytes + 1024;
   static_assert(kSharedBytes <= 227 * 1024, "a block's shared memory on sm_90");
   static constexpr int kTileSums = 64;  // accumulators a thread holds a tile of A (wgmma's N / 2)
   static constexpr int kSums = kATiles * kTileSums;
@@ -198,6 +209,13 @@ struct PrefillFusedWgmmaTiles {
   NVH_HD static uint32_t prepacked_word_offset(uint32_t r, uint32_t t, uint32_t p) {
     const uint32_t at = prepacked_byte(t, 2 * p);
     return w_chunk_offset(r, at / 16) + at % 16;
+  }
+  // The same offset for row r + 8h from `first`, prepacked_word_offset(r,
+  // t, 0): 8h rows on, with the swizzle's (r / 2) % 4 unchanged; pair 1 is
+  // the other chunk of the two (byte offset bit 4, which nothing else in
+  // the offset sets).
+  NVH_HD static uint32_t prepacked_word_from(uint32_t first, uint32_t h, uint32_t p) {
+    return (first + 8 * kWRowBytes * h) ^ (16 * p);
   }
   static_assert(kABytes % 512 == 0, "W's box on the 64-byte swizzle's atom");
   NVH_HD static uint32_t scale_offset(uint32_t r) { return kABytes + kWBytes + r * kScaleRowBytes; }
@@ -286,14 +304,18 @@ struct PrefillFusedWgmmaTiles {
   // group's four 16-byte words whole (the quad reads the same addresses: one
   // broadcast), picks byte t of each with prmt and unshuffles its nibbles;
   // prepacked (prefill_fused_prepack.cuh), the words sit as the lane takes
-  // them, two to 8 bytes, and one load gives them.
-  NVH_HD NVH_INLINE static void lane_words(const uint8_t* slot, uint32_t row, uint32_t t, int part,
-                                           bool prepacked, uint32_t words[kPartSteps / 2]) {
+  // them, two to 8 bytes, and one load gives them (`first`: the parked
+  // offset, kParksPrepackedFirst; row = the first row + 8h).
+  NVH_HD NVH_INLINE static void lane_words(const uint8_t* slot, uint32_t row, uint32_t h,
+                                           uint32_t t, int part, bool prepacked, uint32_t first,
+                                           uint32_t words[kPartSteps / 2]) {
     if (NVFP4_PROBE(prepacked)) {
       NVH_UNROLL
       for (int q = 0; q < kPartSteps / 4; ++q) {
         const uint32_t pair = static_cast<uint32_t>(part * (kPartSteps / 4) + q);  // j / 2
-        const nvh::U32x2 v = nvh::load_generic_u32x2(slot + prepacked_word_offset(row, t, pair));
+        const uint32_t at = kParksPrepackedFirst ? prepacked_word_from(first, h, pair)
+                                                 : prepacked_word_offset(row, t, pair);
+        const nvh::U32x2 v = nvh::load_generic_u32x2(slot + at);
         words[2 * q] = v.x;
         words[2 * q + 1] = v.y;
       }
@@ -312,14 +334,14 @@ struct PrefillFusedWgmmaTiles {
   // g + 8, k 2t + 8..}: chunk 2s, then 2s + 1, of each row.
   template <nvh::HalfKind kKind, bool kContract>
   NVH_HD NVH_INLINE static void decode_part(const uint8_t* slot, uint32_t row0, uint32_t t, float g,
-                                            int part, bool prepacked,
+                                            int part, bool prepacked, uint32_t first,
                                             uint32_t frag[kPartSteps][4]) {
     NVH_UNROLL
-    for (int h = 0; h < 2; ++h) {
+    for (uint32_t h = 0; h < 2; ++h) {
       const uint32_t row = row0 + 8 * h;
       const RowScales<kKind, kContract> scales(slot + scale_offset(row) + kPartSteps * part, g);
       uint32_t words[kPartSteps / 2];
-      lane_words(slot, row, t, part, prepacked, words);
+      lane_words(slot, row, h, t, part, prepacked, first, words);
       NVH_UNROLL
       for (int jj = 0; jj < kPartSteps / 2; ++jj) {
         uint32_t pairs[4];
@@ -333,10 +355,19 @@ struct PrefillFusedWgmmaTiles {
     }
   }
 
-  // Where a thread sits: its warpgroup's and warp's rows of W, its lane.
+  // Where a thread sits: its warpgroup's and warp's rows of W, its lane;
+  // with kParksPrepackedFirst, where it parks its first prepacked offset.
   struct Place {
     uint32_t wg, warp, g, t;
+    uint32_t* parked_first;
     NVH_HD uint32_t w_row0() const { return 64 * wg + 16 * warp + g; }
+    NVH_HD static Place of(uint32_t tid, uint32_t* parked_first) {
+      const uint32_t lane = tid % 32;
+      return Place{tid / 128, (tid / 32) % 4, lane / 4, lane % 4, parked_first};
+    }
+    // The offset the kernel reads its first prepacked words at (the rest
+    // from it: prepacked_word_from).
+    NVH_HD uint32_t prepacked_first() const { return prepacked_word_offset(w_row0(), t, 0); }
   };
 
   // The block's ring of stages: kStages slots from `stages`, slot i's
@@ -383,15 +414,17 @@ struct PrefillFusedWgmmaTiles {
     }
     ctx.cp_async_commit();
     uint8_t* slot = ring.slot(s);
+    const uint32_t first =
+        kParksPrepackedFirst && p.prepacked ? nvh::load_generic_u32(w.parked_first) : 0u;
     ring.wait_for_w(ctx, s);
     NVH_UNROLL
     for (int part = 0; part < kParts; ++part) {
       // The path is a uniform branch around the decode alone: one stage loop
       // and one set of fragments for both (two loops, one a path, spilled).
       if (contract) {
-        decode_part<kKind, true>(slot, w.w_row0(), w.t, g, part, p.prepacked, frag[part]);
+        decode_part<kKind, true>(slot, w.w_row0(), w.t, g, part, p.prepacked, first, frag[part]);
       } else {
-        decode_part<kKind, false>(slot, w.w_row0(), w.t, g, part, p.prepacked, frag[part]);
+        decode_part<kKind, false>(slot, w.w_row0(), w.t, g, part, p.prepacked, first, frag[part]);
       }
       if (part == 0) ring.wait_for_a(ctx, s);  // after the decode, which needs only W
       ctx.wgmma_fence();
@@ -652,8 +685,7 @@ struct PrefillFusedWgmmaTiles {
   template <nvh::HalfKind kKind, int kClusterSlices = 0, FusedOverlap kOverlap = FusedOverlap::none,
             class Ctx>
   NVH_HD static void run_kind(Ctx& ctx, const Params& p) {
-    const uint32_t tid = ctx.thread_idx().x, lane = tid % 32;
-    const Place w{tid / 128, (tid / 32) % 4, lane / 4, lane % 4};
+    const uint32_t tid = ctx.thread_idx().x;
     const int64_t n0 = p.n_begin + int64_t{ctx.block_idx().x} * kTileCols;
     const Slice slice = PrefillFusedM128N128::slice_of(p.K, p.k_slices, ctx.block_idx().z);
     // Aligned by an offset from the shared array, not by a pointer made from
@@ -664,6 +696,9 @@ struct PrefillFusedWgmmaTiles {
     const auto misalign = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(smem) % 1024);
     uint8_t* stages = smem + (1024 - misalign) % 1024;
     Ring ring{stages, reinterpret_cast<uint64_t*>(stages + kStages * kStageBytes), 0};
+    uint32_t* const parked = reinterpret_cast<uint32_t*>(ring.bars + 2 * kStages) + tid;
+    const Place w = Place::of(tid, kParksPrepackedFirst ? parked : nullptr);
+    if constexpr (kParksPrepackedFirst) nvh::store_u32(parked, w.prepacked_first());
     if (tid == 0) {
       ctx.prefetch_tensor_map(p.a_map);
       ctx.prefetch_tensor_map(p.w_map);
