@@ -220,14 +220,33 @@ struct PrefillFusedWgmmaTiles {
   static_assert(kABytes % 512 == 0, "W's box on the 64-byte swizzle's atom");
   NVH_HD static uint32_t scale_offset(uint32_t r) { return kABytes + kWBytes + r * kScaleRowBytes; }
 
+  // A thread's share of the scales a stage (a word of one of the tile's 128
+  // rows: 256 threads, 2 words a row), and where its word of the slice's
+  // first stage comes from; stage s's is kScaleRowBytes * s on. Made once a
+  // tile: from p, the tile and the stage every stage, the address took
+  // about 30 instructions a stage (SASS, 2026-12-07).
+  struct ScaleShare {
+    uint32_t to;  // offset in a slot
+    const uint8_t* from;
+  };
+  NVH_HD static ScaleShare scale_share(const Params& p, const Tile& tile, uint32_t tid) {
+    const uint32_t word = tid % 2, row = tid / 2;
+    const uint32_t w_last = fused_last_row(p.N, tile.n0, kTileCols);
+    const uint8_t* base =
+        p.scales + tile.n0 * (p.K / 16) + tile.slice.first * kScaleRowBytes + 4 * word;
+    return {scale_offset(row) + 4 * word,
+            fused_row_of(base, row, w_last, static_cast<uint32_t>(p.K / 16))};
+  }
+
   // The block copies stage `stage` of its slice into `slot`: thread 0 W's
   // box (128 rows of 64 bytes) on `w_bar` and A's kATiles x 2 boxes (128
   // rows of 64 k) on `a_bar` by TMA, each expecting its bytes; every thread
-  // its share of the scales (2 words a row of 128) by cp.async (a row's 8
-  // bytes a stage are below the TMA's 16-byte box row).
+  // its share of the scales by cp.async (a row's 8 bytes a stage are below
+  // the TMA's 16-byte box row).
   template <class Ctx>
-  NVH_HD static void issue_stage(Ctx& ctx, const Params& p, const Tile& tile, int64_t stage,
-                                 uint8_t* slot, uint64_t* a_bar, uint64_t* w_bar) {
+  NVH_HD static void issue_stage(Ctx& ctx, const Params& p, const Tile& tile, uint32_t stage,
+                                 const ScaleShare& scales, uint8_t* slot, uint64_t* a_bar,
+                                 uint64_t* w_bar) {
     const uint32_t tid = ctx.thread_idx().x;
     const int64_t k0 = (tile.slice.first + stage) * kStepK;
     if (tid == 0) {
@@ -244,13 +263,7 @@ struct PrefillFusedWgmmaTiles {
         }
       }
     }
-    const uint32_t w_last = fused_last_row(p.N, tile.n0, kTileCols);
-    {
-      const uint32_t word = tid % 2, row = tid / 2;  // 256 threads, 128 rows of 2 words
-      const uint8_t* base = p.scales + tile.n0 * (p.K / 16) + k0 / 16 + 4 * word;
-      ctx.cp_async4(slot + scale_offset(row) + 4 * word,
-                    fused_row_of(base, row, w_last, static_cast<uint32_t>(p.K / 16)));
-    }
+    ctx.cp_async4(slot + scales.to, scales.from + stage * kScaleRowBytes);
   }
 
   // A stage is decoded and multiplied in kParts parts of kPartSteps k16
@@ -373,27 +386,42 @@ struct PrefillFusedWgmmaTiles {
   // The block's ring of stages: kStages slots from `stages`, slot i's
   // mbarrier bars + i (A's boxes land on it), and the parity of each
   // slot's next phase (bit i; every thread waits on every phase, so every
-  // thread keeps the same bits).
+  // thread keeps the same bits). A tile's stage s sits in slot s %
+  // kStages: `read`, the slot of the stage being decoded, and `fill`, of
+  // the one kStages - 2 ahead, step with the stages (restart, next), where
+  // s % kStages on a 64-bit s took about 20 instructions a stage (SASS,
+  // 2026-12-07). With the scales' addresses (ScaleShare) that is 95 -> 51
+  // instructions before the decode a stage, and 0.95-0.99x the calls' time
+  // on an H100 (PERF.md).
   struct Ring {
     uint8_t* stages;
     uint64_t* bars;  // kStages for A's boxes, then kStages for W's
     uint32_t phases;
-    NVH_HD uint8_t* slot(int64_t s) const { return stages + (s % kStages) * kStageBytes; }
-    NVH_HD uint64_t* a_bar(int64_t s) const { return bars + s % kStages; }
-    NVH_HD uint64_t* w_bar(int64_t s) const { return bars + kStages + s % kStages; }
-    // Waits until stage s's box of W has landed (both of a slot's barriers
-    // complete once a use: the same parity).
-    template <class Ctx>
-    NVH_HD void wait_for_w(Ctx& ctx, int64_t s) const {
-      const uint32_t i = static_cast<uint32_t>(s % kStages);
-      ctx.mbarrier_wait(bars + kStages + i, (phases >> i) & 1u);
+    uint32_t read = 0, fill = kStages - 2;
+    NVH_HD uint8_t* slot(uint32_t i) const { return stages + i * kStageBytes; }
+    NVH_HD uint64_t* a_bar(uint32_t i) const { return bars + i; }
+    NVH_HD uint64_t* w_bar(uint32_t i) const { return bars + kStages + i; }
+    NVH_HD void restart() {
+      read = 0;
+      fill = kStages - 2;
     }
-    // Waits until stage s's boxes of A have landed; the slot's use is done.
+    NVH_HD static uint32_t after(uint32_t i) { return i + 1 == kStages ? 0u : i + 1; }
+    NVH_HD void next() {
+      read = after(read);
+      fill = after(fill);
+    }
+    // Waits until the read slot's box of W has landed (both of a slot's
+    // barriers complete once a use: the same parity).
     template <class Ctx>
-    NVH_HD void wait_for_a(Ctx& ctx, int64_t s) {
-      const uint32_t i = static_cast<uint32_t>(s % kStages);
-      ctx.mbarrier_wait(bars + i, (phases >> i) & 1u);
-      phases ^= 1u << i;
+    NVH_HD void wait_for_w(Ctx& ctx) const {
+      ctx.mbarrier_wait(w_bar(read), (phases >> read) & 1u);
+    }
+    // Waits until the read slot's boxes of A have landed; the slot's use is
+    // done.
+    template <class Ctx>
+    NVH_HD void wait_for_a(Ctx& ctx) {
+      ctx.mbarrier_wait(a_bar(read), (phases >> read) & 1u);
+      phases ^= 1u << read;
     }
   };
 
@@ -403,20 +431,21 @@ struct PrefillFusedWgmmaTiles {
   // every tile of A) as one group and retire the group before it.
   template <nvh::HalfKind kKind, class Ctx>
   NVH_HD NVH_INLINE static void run_stage(Ctx& ctx, const Params& p, const Tile& tile,
-                                          const Place& w, Ring& ring, int64_t s, int64_t count,
-                                          float g, bool contract,
+                                          const Place& w, const ScaleShare& scales, Ring& ring,
+                                          uint32_t s, uint32_t count, float g, bool contract,
                                           uint32_t frag[kParts][kPartSteps][4], float acc[kSums]) {
     ctx.template cp_async_wait<kStages - 3>();
     ctx.sync_threads();
-    const int64_t ahead = s + kStages - 2;
+    const uint32_t ahead = s + kStages - 2;
     if (NVFP4_PROBE(ahead < count)) {
-      issue_stage(ctx, p, tile, ahead, ring.slot(ahead), ring.a_bar(ahead), ring.w_bar(ahead));
+      issue_stage(ctx, p, tile, ahead, scales, ring.slot(ring.fill), ring.a_bar(ring.fill),
+                  ring.w_bar(ring.fill));
     }
     ctx.cp_async_commit();
-    uint8_t* slot = ring.slot(s);
+    uint8_t* slot = ring.slot(ring.read);
     const uint32_t first =
         kParksPrepackedFirst && p.prepacked ? nvh::load_generic_u32(w.parked_first) : 0u;
-    ring.wait_for_w(ctx, s);
+    ring.wait_for_w(ctx);
     NVH_UNROLL
     for (int part = 0; part < kParts; ++part) {
       // The path is a uniform branch around the decode alone: one stage loop
@@ -426,7 +455,7 @@ struct PrefillFusedWgmmaTiles {
       } else {
         decode_part<kKind, false>(slot, w.w_row0(), w.t, g, part, p.prepacked, first, frag[part]);
       }
-      if (part == 0) ring.wait_for_a(ctx, s);  // after the decode, which needs only W
+      if (part == 0) ring.wait_for_a(ctx);  // after the decode, which needs only W
       ctx.wgmma_fence();
       NVH_UNROLL
       for (int local = 0; local < kPartSteps; ++local) {
@@ -437,15 +466,19 @@ struct PrefillFusedWgmmaTiles {
       ctx.wgmma_commit();
       ctx.template wgmma_wait<1>();
     }
+    ring.next();
   }
 
   template <nvh::HalfKind kKind, class Ctx>
   NVH_HD NVH_INLINE static void stream(Ctx& ctx, const Params& p, const Tile& tile, const Place& w,
                                        Ring& ring, float g, bool contract, float acc[kSums]) {
-    const int64_t count = tile.slice.end - tile.slice.first;
-    for (int64_t s = 0; s < kStages - 2; ++s) {
+    // A slice's stages (K / 128 of them at most, K < 2^31) in 32 bits.
+    const auto count = static_cast<uint32_t>(tile.slice.end - tile.slice.first);
+    const ScaleShare scales = scale_share(p, tile, ctx.thread_idx().x);
+    ring.restart();
+    for (uint32_t s = 0; s < kStages - 2; ++s) {
       if (NVFP4_PROBE(s < count)) {
-        issue_stage(ctx, p, tile, s, ring.slot(s), ring.a_bar(s), ring.w_bar(s));
+        issue_stage(ctx, p, tile, s, scales, ring.slot(s), ring.a_bar(s), ring.w_bar(s));
       }
       ctx.cp_async_commit();
     }
@@ -454,19 +487,19 @@ struct PrefillFusedWgmmaTiles {
       // being read by its wgmmas): the loop unrolled by two keeps each set
       // in registers.
       uint32_t frag[2][1][kPartSteps][4];
-      int64_t s = 0;
+      uint32_t s = 0;
       for (; NVFP4_PROBE(s + 1 < count); s += 2) {
-        run_stage<kKind>(ctx, p, tile, w, ring, s, count, g, contract, frag[0], acc);
-        run_stage<kKind>(ctx, p, tile, w, ring, s + 1, count, g, contract, frag[1], acc);
+        run_stage<kKind>(ctx, p, tile, w, scales, ring, s, count, g, contract, frag[0], acc);
+        run_stage<kKind>(ctx, p, tile, w, scales, ring, s + 1, count, g, contract, frag[1], acc);
       }
       if (NVFP4_PROBE(s < count)) {
-        run_stage<kKind>(ctx, p, tile, w, ring, s, count, g, contract, frag[0], acc);
+        run_stage<kKind>(ctx, p, tile, w, scales, ring, s, count, g, contract, frag[0], acc);
       }
     } else {
       // The two parts' sets alternate within each stage already.
       uint32_t frag[kParts][kPartSteps][4];
-      for (int64_t s = 0; NVFP4_PROBE(s < count); ++s) {
-        run_stage<kKind>(ctx, p, tile, w, ring, s, count, g, contract, frag, acc);
+      for (uint32_t s = 0; NVFP4_PROBE(s < count); ++s) {
+        run_stage<kKind>(ctx, p, tile, w, scales, ring, s, count, g, contract, frag, acc);
       }
     }
     ctx.template wgmma_wait<0>();
