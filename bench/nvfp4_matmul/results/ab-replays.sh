@@ -1,7 +1,7 @@
 # Sourced by the A/B call scripts (bias-ab-call.sh, fused-ab-call.sh, cluster-sum-call.sh,
 # tail-cluster-call.sh, h200-replay-call.sh, head-round-call.sh, head-replay-clocks-call.sh,
 # h200-lean-call.sh, discard-parts-call.sh, balanced-ab-call.sh, streamk-proxy-call.sh,
-# prepack-call.sh, prepack-round-call.sh, n256-tiles-call.sh, first-offset-call.sh,
+# prepack-call.sh, prepack-round-call.sh, n256-tiles-call.sh, first-offset-call.sh, ring-steps-call.sh,
 # park-or-round-call.sh) from the
 # repository root, with tag and OUT set. The
 # call's card: ab_card [h200-only] unpacks $ab_bins (build/carry2/bin.tgz unless the caller set it)
