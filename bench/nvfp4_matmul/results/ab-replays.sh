@@ -2,7 +2,7 @@
 # tail-cluster-call.sh, h200-replay-call.sh, head-round-call.sh, head-replay-clocks-call.sh,
 # h200-lean-call.sh, discard-parts-call.sh, balanced-ab-call.sh, streamk-proxy-call.sh,
 # prepack-call.sh, prepack-round-call.sh, n256-tiles-call.sh, first-offset-call.sh, ring-steps-call.sh,
-# park-or-round-call.sh) from the
+# park-or-round-call.sh, h200-or-stalls-call.sh) from the
 # repository root, with tag and OUT set. The
 # call's card: ab_card [h200-only] unpacks $ab_bins (build/carry2/bin.tgz unless the caller set it)
 # into /tmp/bin, prints the card's
@@ -96,6 +96,24 @@ ab_compare() {
     "$OUT/$card-$tag-new-1.json,$OUT/$card-$tag-new-2.json"
 }
 replays_and_comparison() { ab_replays; ab_compare; }
+# ab_round_on_h200 TAG: on an H200 the call is prepack-round-call.sh TAG instead (exec); elsewhere
+# nothing. Before ab_card, which unpacks the caller's binaries.
+ab_round_on_h200() {
+  if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+    exec bash bench/nvfp4_matmul/results/prepack-round-call.sh "$1"
+  fi
+}
+# ab_fused_ab [no-replays]: the new binary's fused GPU tests (ab_fused_tests), base / new / new /
+# base on the bench rows ab_only and ab_ms select (ab_benches) and, unless no-replays, the 8K
+# replays (ab_replays), then the rows' comparison (ab_compare).
+ab_fused_ab() {
+  local t0=$SECONDS
+  ab_fused_tests 150
+  ab_benches
+  [ "${1:-}" = no-replays ] || ab_replays
+  echo "== $((SECONDS - t0)) s"
+  ab_compare
+}
 ab_tests_then_replays() {
   t0=$SECONDS
   ab_fused_tests "$1"

@@ -16,17 +16,14 @@
 set -uo pipefail
 tag="${1:-offset}"
 cd "$(dirname "$0")/../../.."
-if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
-  exec bash bench/nvfp4_matmul/results/prepack-round-call.sh "$tag"
-fi
 ab_bins=build/carry8/bin.tgz
 source bench/nvfp4_matmul/results/ab-replays.sh
+ab_round_on_h200 "$tag"
 ab_card
 ab_only=(--only "prefill_fused prepacked bias M")
-t0=$SECONDS
-ab_fused_tests 150
-if [ "${FIRST_OFFSET_ONE_TILE:-0}" = 1 ]; then ab_ms=(--m 96 --m 128); fi
-ab_benches
-if [ "${FIRST_OFFSET_ONE_TILE:-0}" != 1 ]; then ab_replays; fi
-echo "== $((SECONDS - t0)) s"
-ab_compare
+if [ "${FIRST_OFFSET_ONE_TILE:-0}" = 1 ]; then
+  ab_ms=(--m 96 --m 128)
+  ab_fused_ab no-replays
+else
+  ab_fused_ab
+fi

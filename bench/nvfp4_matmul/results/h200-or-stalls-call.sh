@@ -10,13 +10,12 @@
 # Usage (device): bash bench/nvfp4_matmul/results/h200-or-stalls-call.sh TAG
 set -uo pipefail
 tag="${1:-s1207x}"
-here="$(cd "$(dirname "$0")" && pwd)"
-name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-case "$name" in
-  *H200*) exec bash "$here/prepack-round-call.sh" "$tag" ;;
-esac
-echo "card: $name (not an H200): the prepacked kernel's stalls"
-mkdir -p /tmp/bin && tar -xzf "$here/../../../build/carry6/bin.tgz" -C /tmp/bin
+cd "$(dirname "$0")/../../.."
+ab_bins=build/carry6/bin.tgz
+source bench/nvfp4_matmul/results/ab-replays.sh
+ab_round_on_h200 "$tag"
+echo "not an H200: the prepacked kernel's stalls"
+ab_card
 stalls() {  # stalls NAME SHAPE M
   timeout 150 ncu --clock-control none --kernel-name-base demangled -k 'regex:PrefillFusedWgmmaOf' \
     --section SpeedOfLight --section WarpStateStats --section SchedulerStats \

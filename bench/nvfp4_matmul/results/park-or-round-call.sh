@@ -7,10 +7,8 @@
 set -uo pipefail
 tag="${1:-park}"
 cd "$(dirname "$0")/../../.."
-if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
-  exec bash bench/nvfp4_matmul/results/prepack-round-call.sh "$tag"
-fi
 ab_bins=build/carry6/bin.tgz
 source bench/nvfp4_matmul/results/ab-replays.sh
+ab_round_on_h200 "$tag"
 ab_card
 ab_sanitizers 240 '*Prepack*cuda*' prepack

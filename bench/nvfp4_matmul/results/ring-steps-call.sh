@@ -19,9 +19,4 @@ ab_bins=build/carry9/bin.tgz
 source bench/nvfp4_matmul/results/ab-replays.sh
 ab_card
 ab_only=(--only "prefill_fused prepacked bias M")
-t0=$SECONDS
-ab_fused_tests 150
-ab_benches
-ab_replays
-echo "== $((SECONDS - t0)) s"
-ab_compare
+ab_fused_ab
