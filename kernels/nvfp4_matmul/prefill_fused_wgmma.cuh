@@ -129,8 +129,8 @@ struct PrefillFusedWgmmaTiles {
   // words (prepacked_word_offset of its first row, pair 0) in shared memory
   // once and reads it back each stage, then an add and a XOR a row
   // (prepacked_word_from), where ptxas, short of registers, recomputed it
-  // from the row and lane every stage (17 instructions a row; SASS): 2-3 %
-  // off w128n128's calls on an H100 (PERF.md, 2026-12-07). With two tiles
+  // from the row and lane every stage (17 instructions a row; SASS): 1.4 to
+  // 3.2 % off w128n128's calls on an H100 (PERF.md, 2026-12-07). With two tiles
   // the read-back made the calls 0-3 % slower (their stage is decoded in two
   // parts, the offset held across both): they compute it in place.
   static constexpr bool kParksPrepackedFirst = kATiles == 1;
