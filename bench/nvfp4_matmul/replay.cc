@@ -379,11 +379,11 @@ std::string render_replay_plan(const ReplayManifest& m, const ReplayPlan& plan) 
   o << "  route " << replay_route_name(plan.options.route) << " on " << plan.caps << ":";
   for (const auto& [route, calls] : calls_by_route) o << " " << route << " x " << calls;
   o << "\n  device memory: weights " << gigabytes(plan.weight_bytes)
-    << (any_prepacks(m, plan.options) ? " (packed codes twice: also prepacked for prefill_fused; "
-                                        "scales, bias), scratch "
-                                      : " (packed codes, scales, bias), scratch ")
-    << gigabytes(plan.scratch_bytes) << ", activations " << gigabytes(plan.activation_bytes)
-    << " = " << gigabytes(plan.total_bytes()) << "\n";
+    << (any_prepacks(m, plan.options)
+            ? " (packed codes twice: also prepacked for prefill_fused; scales, bias)"
+            : " (packed codes, scales, bias)")
+    << ", scratch " << gigabytes(plan.scratch_bytes) << ", activations "
+    << gigabytes(plan.activation_bytes) << " = " << gigabytes(plan.total_bytes()) << "\n";
   o << "  " << std::left << std::setw(20) << "node" << std::right << std::setw(8) << "N"
     << std::setw(8) << "K" << std::setw(7) << "block" << std::setw(7) << "count" << std::setw(10)
     << "instances" << std::setw(6) << "bias"

@@ -112,8 +112,8 @@ struct ReplayPlan {
   int64_t calls = 0;                      // operator calls: chunks x node_count
   int64_t steps = 0;                      // timed GPU steps (a prefill call is two)
   // Device memory the replay holds at once.
-  std::size_t weight_bytes =
-      0;  // packed codes (twice, prepacked) + scales + bias of every instance
+  // Packed codes (twice where prepacked) + scales + bias of every instance.
+  std::size_t weight_bytes = 0;
   std::size_t scratch_bytes = 0;     // one dequant scratch, the largest node's [N, K]
   std::size_t activation_bytes = 0;  // A [chunk, max K] and Y [chunk, max N]
   std::size_t total_bytes() const { return weight_bytes + scratch_bytes + activation_bytes; }

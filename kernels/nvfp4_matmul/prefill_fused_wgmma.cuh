@@ -310,18 +310,34 @@ struct PrefillFusedWgmmaTiles {
     }
   };
 
-  // Lane t's words of row `row` in part `part` of a stage: word jj is the
-  // row's 32-k group j = part * kPartSteps / 2 + jj, with code 32j + 8i + 2t
+  // Where a thread sits: its warpgroup's and warp's rows of W, its lane;
+  // with kParksPrepackedFirst, where it parks its first prepacked offset.
+  struct Place {
+    uint32_t wg, warp, g, t;
+    uint32_t* parked_first;
+    NVH_HD uint32_t w_row0() const { return 64 * wg + 16 * warp + g; }
+    NVH_HD static Place of(uint32_t tid, uint32_t* parked_first) {
+      const uint32_t lane = tid % 32;
+      return Place{tid / 128, (tid / 32) % 4, lane / 4, lane % 4, parked_first};
+    }
+    // The offset the kernel reads its first prepacked words at (the rest
+    // from it: prepacked_word_from).
+    NVH_HD uint32_t prepacked_first() const { return prepacked_word_offset(w_row0(), t, 0); }
+  };
+
+  // Lane t's words of its row w_row0() + 8h in part `part` of a stage: word
+  // jj is the row's 32-k group j = part * kPartSteps / 2 + jj, with code 32j + 8i + 2t
   // in nibble i and code 32j + 8i + 2t + 1 in nibble 4 + i (i = 0..3), the
   // pairs SpreadDecode makes. In the contract's order the lane reads the
   // group's four 16-byte words whole (the quad reads the same addresses: one
   // broadcast), picks byte t of each with prmt and unshuffles its nibbles;
   // prepacked (prefill_fused_prepack.cuh), the words sit as the lane takes
   // them, two to 8 bytes, and one load gives them (`first`: the parked
-  // offset, kParksPrepackedFirst; row = the first row + 8h).
-  NVH_HD NVH_INLINE static void lane_words(const uint8_t* slot, uint32_t row, uint32_t h,
-                                           uint32_t t, int part, bool prepacked, uint32_t first,
+  // offset, kParksPrepackedFirst).
+  NVH_HD NVH_INLINE static void lane_words(const uint8_t* slot, const Place& w, uint32_t h,
+                                           int part, bool prepacked, uint32_t first,
                                            uint32_t words[kPartSteps / 2]) {
+    const uint32_t row = w.w_row0() + 8 * h, t = w.t;
     if (NVFP4_PROBE(prepacked)) {
       NVH_UNROLL
       for (int q = 0; q < kPartSteps / 4; ++q) {
@@ -346,15 +362,15 @@ struct PrefillFusedWgmmaTiles {
   // registers {row g, k 2t..} {row g + 8, k 2t..} {row g, k 2t + 8..} {row
   // g + 8, k 2t + 8..}: chunk 2s, then 2s + 1, of each row.
   template <nvh::HalfKind kKind, bool kContract>
-  NVH_HD NVH_INLINE static void decode_part(const uint8_t* slot, uint32_t row0, uint32_t t, float g,
-                                            int part, bool prepacked, uint32_t first,
+  NVH_HD NVH_INLINE static void decode_part(const uint8_t* slot, const Place& w, float g, int part,
+                                            bool prepacked, uint32_t first,
                                             uint32_t frag[kPartSteps][4]) {
     NVH_UNROLL
     for (uint32_t h = 0; h < 2; ++h) {
-      const uint32_t row = row0 + 8 * h;
+      const uint32_t row = w.w_row0() + 8 * h;
       const RowScales<kKind, kContract> scales(slot + scale_offset(row) + kPartSteps * part, g);
       uint32_t words[kPartSteps / 2];
-      lane_words(slot, row, h, t, part, prepacked, first, words);
+      lane_words(slot, w, h, part, prepacked, first, words);
       NVH_UNROLL
       for (int jj = 0; jj < kPartSteps / 2; ++jj) {
         uint32_t pairs[4];
@@ -367,21 +383,6 @@ struct PrefillFusedWgmmaTiles {
       }
     }
   }
-
-  // Where a thread sits: its warpgroup's and warp's rows of W, its lane;
-  // with kParksPrepackedFirst, where it parks its first prepacked offset.
-  struct Place {
-    uint32_t wg, warp, g, t;
-    uint32_t* parked_first;
-    NVH_HD uint32_t w_row0() const { return 64 * wg + 16 * warp + g; }
-    NVH_HD static Place of(uint32_t tid, uint32_t* parked_first) {
-      const uint32_t lane = tid % 32;
-      return Place{tid / 128, (tid / 32) % 4, lane / 4, lane % 4, parked_first};
-    }
-    // The offset the kernel reads its first prepacked words at (the rest
-    // from it: prepacked_word_from).
-    NVH_HD uint32_t prepacked_first() const { return prepacked_word_offset(w_row0(), t, 0); }
-  };
 
   // The block's ring of stages: kStages slots from `stages`, slot i's
   // mbarrier bars + i (A's boxes land on it), and the parity of each
@@ -451,9 +452,9 @@ struct PrefillFusedWgmmaTiles {
       // The path is a uniform branch around the decode alone: one stage loop
       // and one set of fragments for both (two loops, one a path, spilled).
       if (contract) {
-        decode_part<kKind, true>(slot, w.w_row0(), w.t, g, part, p.prepacked, first, frag[part]);
+        decode_part<kKind, true>(slot, w, g, part, p.prepacked, first, frag[part]);
       } else {
-        decode_part<kKind, false>(slot, w.w_row0(), w.t, g, part, p.prepacked, first, frag[part]);
+        decode_part<kKind, false>(slot, w, g, part, p.prepacked, first, frag[part]);
       }
       if (part == 0) ring.wait_for_a(ctx);  // after the decode, which needs only W
       ctx.wgmma_fence();
