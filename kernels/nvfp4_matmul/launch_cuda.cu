@@ -51,11 +51,14 @@ NVFP4_INSTANTIATE(nvfp4::PrefillFusedM64N128);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedM128N128);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedSum);
 NVFP4_INSTANTIATE(nvfp4::PrefillFusedPrepack);
-// prefill_fused's wgmma kernels: by kind, tiles of A, cluster size, overlap
-// role (prefill_fused_shapes.cuh, kHasFusedKernel).
-#define NVFP4_WGMMA(...)                                                           \
-  NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::fp16, __VA_ARGS__>); \
-  NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::bf16, __VA_ARGS__>)
+// prefill_fused's wgmma kernels: by kind, W's order (prepacked or the
+// contract's), tiles of A, cluster size, overlap role
+// (prefill_fused_shapes.cuh, kHasOverlapKernel).
+#define NVFP4_WGMMA(...)                                                                  \
+  NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::fp16, false, __VA_ARGS__>); \
+  NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::fp16, true, __VA_ARGS__>);  \
+  NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::bf16, false, __VA_ARGS__>); \
+  NVFP4_INSTANTIATE(nvfp4::PrefillFusedWgmmaOf<nvh::HalfKind::bf16, true, __VA_ARGS__>)
 NVFP4_WGMMA(1, 0, nvfp4::FusedOverlap::none);
 NVFP4_WGMMA(2, 0, nvfp4::FusedOverlap::none);
 NVFP4_WGMMA(1, 2, nvfp4::FusedOverlap::none);  // clusters of 2

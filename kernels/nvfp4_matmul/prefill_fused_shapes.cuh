@@ -44,19 +44,30 @@ inline constexpr bool kIsWgmmaShape = false;
 template <int kATiles>
 inline constexpr bool kIsWgmmaShape<PrefillFusedWgmmaTiles<kATiles>> = true;
 
-// A wgmma shape's kernel of the operands' kind (PrefillFusedWgmmaOf),
-// whose parameters add the TMA's maps.
+// A wgmma shape's kernel of the operands' kind and W's order
+// (PrefillFusedWgmmaOf), whose parameters add the TMA's maps.
+template <class Fused, int kClusterSlices, FusedOverlap kOverlap, nvh::HalfKind kKind>
+void launch_wgmma_of_order(nvh::Backend& backend, const nvh::LaunchShape& shape,
+                           const PrefillFusedWgmmaParams& params) {
+  constexpr int kTiles = Fused::kATiles;
+  if (params.prepacked) {
+    nvh::launch<PrefillFusedWgmmaOf<kKind, true, kTiles, kClusterSlices, kOverlap>>(backend, shape,
+                                                                                    params);
+  } else {
+    nvh::launch<PrefillFusedWgmmaOf<kKind, false, kTiles, kClusterSlices, kOverlap>>(backend, shape,
+                                                                                     params);
+  }
+}
 template <class Fused, int kClusterSlices, FusedOverlap kOverlap>
 void launch_wgmma_of_kind(nvh::Backend& backend, const nvh::LaunchShape& shape,
                           const PrefillFusedParams& params) {
-  constexpr int kTiles = Fused::kATiles;
   const PrefillFusedWgmmaParams with_map = Fused::with_a_map(params);  // the TMA's map of A
   if (params.kind == nvh::HalfKind::fp16) {
-    nvh::launch<PrefillFusedWgmmaOf<nvh::HalfKind::fp16, kTiles, kClusterSlices, kOverlap>>(
-        backend, shape, with_map);
+    launch_wgmma_of_order<Fused, kClusterSlices, kOverlap, nvh::HalfKind::fp16>(backend, shape,
+                                                                                with_map);
   } else {
-    nvh::launch<PrefillFusedWgmmaOf<nvh::HalfKind::bf16, kTiles, kClusterSlices, kOverlap>>(
-        backend, shape, with_map);
+    launch_wgmma_of_order<Fused, kClusterSlices, kOverlap, nvh::HalfKind::bf16>(backend, shape,
+                                                                                with_map);
   }
 }
 

@@ -35,7 +35,10 @@
 // prefill_fused_prepack.cuh). With W prepacked (params.prepacked: codes
 // reordered once by prefill_fused_prepack.cuh, which applies that very
 // lane_word) a lane loads its words as they are, 8 bytes for two, with no
-// prmt or shuffle: the same registers, the same bits.
+// prmt or shuffle: the same registers, the same bits. Which order a kernel
+// reads is its template's (kPrepacked, a kernel each): with both orders'
+// loads in one kernel, a uniform branch apart, the prepacked calls took
+// 1-4 % longer and the 8K replay 2 % (H100, PERF.md, 2026-12-07).
 //
 // Weights follow the contract on gemv_mma's two paths, chosen per thread
 // from g = weight_scale_2 (the same for every thread): fast for g = 2^e in
@@ -334,11 +337,12 @@ struct PrefillFusedWgmmaTiles {
   // prepacked (prefill_fused_prepack.cuh), the words sit as the lane takes
   // them, two to 8 bytes, and one load gives them (`first`: the parked
   // offset, kParksPrepackedFirst).
+  template <bool kPrepacked>
   NVH_HD NVH_INLINE static void lane_words(const uint8_t* slot, const Place& w, uint32_t h,
-                                           int part, bool prepacked, uint32_t first,
+                                           int part, uint32_t first,
                                            uint32_t words[kPartSteps / 2]) {
     const uint32_t row = w.w_row0() + 8 * h, t = w.t;
-    if (NVFP4_PROBE(prepacked)) {
+    if constexpr (kPrepacked) {
       NVH_UNROLL
       for (int q = 0; q < kPartSteps / 4; ++q) {
         const uint32_t pair = static_cast<uint32_t>(part * (kPartSteps / 4) + q);  // j / 2
@@ -348,12 +352,12 @@ struct PrefillFusedWgmmaTiles {
         words[2 * q] = v.x;
         words[2 * q + 1] = v.y;
       }
-      return;
-    }
-    NVH_UNROLL
-    for (int jj = 0; jj < kPartSteps / 2; ++jj) {
-      const int j = part * (kPartSteps / 2) + jj;
-      words[jj] = lane_word(nvh::load_generic_u32x4(slot + w_chunk_offset(row, j)), t);
+    } else {
+      NVH_UNROLL
+      for (int jj = 0; jj < kPartSteps / 2; ++jj) {
+        const int j = part * (kPartSteps / 2) + jj;
+        words[jj] = lane_word(nvh::load_generic_u32x4(slot + w_chunk_offset(row, j)), t);
+      }
     }
   }
 
@@ -361,16 +365,15 @@ struct PrefillFusedWgmmaTiles {
   // step part * kPartSteps + s of the stage (half of it / 4, step % 4),
   // registers {row g, k 2t..} {row g + 8, k 2t..} {row g, k 2t + 8..} {row
   // g + 8, k 2t + 8..}: chunk 2s, then 2s + 1, of each row.
-  template <nvh::HalfKind kKind, bool kContract>
+  template <nvh::HalfKind kKind, bool kPrepacked, bool kContract>
   NVH_HD NVH_INLINE static void decode_part(const uint8_t* slot, const Place& w, float g, int part,
-                                            bool prepacked, uint32_t first,
-                                            uint32_t frag[kPartSteps][4]) {
+                                            uint32_t first, uint32_t frag[kPartSteps][4]) {
     NVH_UNROLL
     for (uint32_t h = 0; h < 2; ++h) {
       const uint32_t row = w.w_row0() + 8 * h;
       const RowScales<kKind, kContract> scales(slot + scale_offset(row) + kPartSteps * part, g);
       uint32_t words[kPartSteps / 2];
-      lane_words(slot, w, h, part, prepacked, first, words);
+      lane_words<kPrepacked>(slot, w, h, part, first, words);
       NVH_UNROLL
       for (int jj = 0; jj < kPartSteps / 2; ++jj) {
         uint32_t pairs[4];
@@ -430,7 +433,7 @@ struct PrefillFusedWgmmaTiles {
   // kStages - 2 ahead; then for each part, decode it, (first part) wait for
   // A's boxes, issue its wgmmas (kPartSteps k16 steps, each one wgmma over
   // every tile of A) as one group and retire the group before it.
-  template <nvh::HalfKind kKind, class Ctx>
+  template <nvh::HalfKind kKind, bool kPrepacked, class Ctx>
   NVH_HD NVH_INLINE static void run_stage(Ctx& ctx, const Params& p, const Tile& tile,
                                           const Place& w, const ScaleShare& scales, Ring& ring,
                                           uint32_t s, uint32_t count, float g, bool contract,
@@ -445,16 +448,16 @@ struct PrefillFusedWgmmaTiles {
     ctx.cp_async_commit();
     uint8_t* slot = ring.slot(ring.read);
     const uint32_t first =
-        kParksPrepackedFirst && p.prepacked ? nvh::load_generic_u32(w.parked_first) : 0u;
+        kParksPrepackedFirst && kPrepacked ? nvh::load_generic_u32(w.parked_first) : 0u;
     ring.wait_for_w(ctx);
     NVH_UNROLL
     for (int part = 0; part < kParts; ++part) {
       // The path is a uniform branch around the decode alone: one stage loop
       // and one set of fragments for both (two loops, one a path, spilled).
       if (contract) {
-        decode_part<kKind, true>(slot, w, g, part, p.prepacked, first, frag[part]);
+        decode_part<kKind, kPrepacked, true>(slot, w, g, part, first, frag[part]);
       } else {
-        decode_part<kKind, false>(slot, w, g, part, p.prepacked, first, frag[part]);
+        decode_part<kKind, kPrepacked, false>(slot, w, g, part, first, frag[part]);
       }
       if (part == 0) ring.wait_for_a(ctx);  // after the decode, which needs only W
       ctx.wgmma_fence();
@@ -470,7 +473,7 @@ struct PrefillFusedWgmmaTiles {
     ring.next();
   }
 
-  template <nvh::HalfKind kKind, class Ctx>
+  template <nvh::HalfKind kKind, bool kPrepacked, class Ctx>
   NVH_HD NVH_INLINE static void stream(Ctx& ctx, const Params& p, const Tile& tile, const Place& w,
                                        Ring& ring, float g, bool contract, float acc[kSums]) {
     // A slice's stages (K / 128 of them at most, K < 2^31) in 32 bits.
@@ -490,17 +493,21 @@ struct PrefillFusedWgmmaTiles {
       uint32_t frag[2][1][kPartSteps][4];
       uint32_t s = 0;
       for (; NVFP4_PROBE(s + 1 < count); s += 2) {
-        run_stage<kKind>(ctx, p, tile, w, scales, ring, s, count, g, contract, frag[0], acc);
-        run_stage<kKind>(ctx, p, tile, w, scales, ring, s + 1, count, g, contract, frag[1], acc);
+        run_stage<kKind, kPrepacked>(ctx, p, tile, w, scales, ring, s, count, g, contract, frag[0],
+                                     acc);
+        run_stage<kKind, kPrepacked>(ctx, p, tile, w, scales, ring, s + 1, count, g, contract,
+                                     frag[1], acc);
       }
       if (NVFP4_PROBE(s < count)) {
-        run_stage<kKind>(ctx, p, tile, w, scales, ring, s, count, g, contract, frag[0], acc);
+        run_stage<kKind, kPrepacked>(ctx, p, tile, w, scales, ring, s, count, g, contract, frag[0],
+                                     acc);
       }
     } else {
       // The two parts' sets alternate within each stage already.
       uint32_t frag[kParts][kPartSteps][4];
       for (uint32_t s = 0; NVFP4_PROBE(s < count); ++s) {
-        run_stage<kKind>(ctx, p, tile, w, scales, ring, s, count, g, contract, frag, acc);
+        run_stage<kKind, kPrepacked>(ctx, p, tile, w, scales, ring, s, count, g, contract, frag,
+                                     acc);
       }
     }
     ctx.template wgmma_wait<0>();
@@ -698,7 +705,7 @@ struct PrefillFusedWgmmaTiles {
 
   // kClusterSlices: 0, the blocks store Y or parts (store); 2 or 4, the
   // blocks of a tile's K slices meet in a cluster (cluster_sum).
-  template <nvh::HalfKind kKind, int kClusterSlices = 0, class Ctx>
+  template <nvh::HalfKind kKind, bool kPrepacked, int kClusterSlices = 0, class Ctx>
   NVH_HD static void run_tile(Ctx& ctx, const Params& p, const Tile& tile, const Place& w,
                               Ring& ring) {
     float acc[kSums];
@@ -706,7 +713,7 @@ struct PrefillFusedWgmmaTiles {
     for (int i = 0; i < kSums; ++i) acc[i] = 0.0f;  // +0: the contract's sums start there
     const float gs = nvh::load_generic_f32(p.global_scale);
     const bool fast = GemvMma::fast_g<kKind>(gs);
-    stream<kKind>(ctx, p, tile, w, ring, gs, !NVFP4_PROBE(fast), acc);
+    stream<kKind, kPrepacked>(ctx, p, tile, w, ring, gs, !NVFP4_PROBE(fast), acc);
     const float restore = fast ? GemvMma::fast_scales<kKind>(gs).restore : 1.0f;
     if constexpr (kClusterSlices > 0) {
       cluster_sum<kKind, kClusterSlices>(ctx, p, tile, w, restore, acc, ring.stages);
@@ -716,8 +723,8 @@ struct PrefillFusedWgmmaTiles {
     ctx.sync_threads();  // the next tile's copies refill the stages
   }
 
-  template <nvh::HalfKind kKind, int kClusterSlices = 0, FusedOverlap kOverlap = FusedOverlap::none,
-            class Ctx>
+  template <nvh::HalfKind kKind, bool kPrepacked, int kClusterSlices = 0,
+            FusedOverlap kOverlap = FusedOverlap::none, class Ctx>
   NVH_HD static void run_kind(Ctx& ctx, const Params& p) {
     const uint32_t tid = ctx.thread_idx().x;
     const int64_t n0 = p.n_begin + int64_t{ctx.block_idx().x} * kTileCols;
@@ -732,7 +739,7 @@ struct PrefillFusedWgmmaTiles {
     Ring ring{stages, reinterpret_cast<uint64_t*>(stages + kStages * kStageBytes), 0};
     uint32_t* const parked = reinterpret_cast<uint32_t*>(ring.bars + 2 * kStages) + tid;
     const Place w = Place::of(tid, kParksPrepackedFirst ? parked : nullptr);
-    if constexpr (kParksPrepackedFirst) nvh::store_u32(parked, w.prepacked_first());
+    if constexpr (kParksPrepackedFirst && kPrepacked) nvh::store_u32(parked, w.prepacked_first());
     if (tid == 0) {
       ctx.prefetch_tensor_map(p.a_map);
       ctx.prefetch_tensor_map(p.w_map);
@@ -747,7 +754,7 @@ struct PrefillFusedWgmmaTiles {
     // split's sum): at the end.
     if constexpr (kOverlap == FusedOverlap::leads) ctx.launch_dependents();
     for (int64_t mt = ctx.block_idx().y; NVFP4_PROBE(mt < m_tiles(p.M)); mt += ctx.grid_dim().y) {
-      run_tile<kKind, kClusterSlices>(ctx, p, Tile{mt * kTileRows, n0, slice}, w, ring);
+      run_tile<kKind, kPrepacked, kClusterSlices>(ctx, p, Tile{mt * kTileRows, n0, slice}, w, ring);
     }
     // A tail ends after the grid it overlaps (FusedOverlap::follows): what
     // follows on the stream relies on both.
@@ -758,7 +765,9 @@ struct PrefillFusedWgmmaTiles {
 
 // One kernel a kind (launch_fused, prefill_fused_shapes.cuh, picks it by
 // p.kind): with both kinds in one kernel ptxas gave it 255 registers and
-// spilled 3.5 KB a thread, where each kind alone fits (2026-12-02).
+// spilled 3.5 KB a thread, where each kind alone fits (2026-12-02). And one
+// an order of W's codes (kPrepacked, picked by p.prepacked): the header
+// comment says why.
 using PrefillFusedWgmma = PrefillFusedWgmmaTiles<1>;
 
 // kClusterSlices (2 or 4): the kernel of the plans whose slices meet in a
@@ -768,13 +777,14 @@ using PrefillFusedWgmma = PrefillFusedWgmmaTiles<1>;
 // was (new code in this kernel has cost its main loop 5 to 13 % even
 // untaken; one early launch_dependents() in every one-slice plan's kernel,
 // 0.7 to 1.0 % on an H100: PERF.md, 2026-12-06).
-template <nvh::HalfKind kKind, int kATiles = 1, int kClusterSlices = 0,
+template <nvh::HalfKind kKind, bool kPrepacked, int kATiles = 1, int kClusterSlices = 0,
           FusedOverlap kOverlap = FusedOverlap::none>
 struct PrefillFusedWgmmaOf : PrefillFusedWgmmaTiles<kATiles> {
   using Params = PrefillFusedWgmmaParams;
   template <class Ctx>
   NVH_HD static void body(Ctx& ctx, const Params& p) {
-    PrefillFusedWgmmaTiles<kATiles>::template run_kind<kKind, kClusterSlices, kOverlap>(ctx, p);
+    PrefillFusedWgmmaTiles<kATiles>::template run_kind<kKind, kPrepacked, kClusterSlices, kOverlap>(
+        ctx, p);
   }
 };
 
