@@ -38,7 +38,8 @@
 // prmt or shuffle: the same registers, the same bits. Which order a kernel
 // reads is its template's (kPrepacked, a kernel each): with both orders'
 // loads in one kernel, a uniform branch apart, the prepacked calls took
-// 1-4 % longer and the 8K replay 2 % (H100, PERF.md, 2026-12-07).
+// 1-4 % longer, the contract order's 3-7 %, the 8K replay 2.5 % (H100,
+// PERF.md, 2026-12-07).
 //
 // Weights follow the contract on gemv_mma's two paths, chosen per thread
 // from g = weight_scale_2 (the same for every thread): fast for g = 2^e in
@@ -453,7 +454,9 @@ struct PrefillFusedWgmmaTiles {
     NVH_UNROLL
     for (int part = 0; part < kParts; ++part) {
       // The path is a uniform branch around the decode alone: one stage loop
-      // and one set of fragments for both (two loops, one a path, spilled).
+      // and one set of fragments for both (a loop a path, the branch taken
+      // once a tile: the one-tile kernels spilled, the two-tile ones were
+      // no faster; PERF.md, 2026-12-07).
       if (contract) {
         decode_part<kKind, kPrepacked, true>(slot, w, g, part, first, frag[part]);
       } else {
