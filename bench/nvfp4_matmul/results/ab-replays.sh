@@ -2,7 +2,8 @@
 # tail-cluster-call.sh, h200-replay-call.sh, head-round-call.sh, head-replay-clocks-call.sh,
 # h200-lean-call.sh, discard-parts-call.sh, balanced-ab-call.sh, streamk-proxy-call.sh,
 # prepack-call.sh, prepack-round-call.sh, n256-tiles-call.sh, first-offset-call.sh, ring-steps-call.sh,
-# park-or-round-call.sh, h200-or-stalls-call.sh) from the
+# park-or-round-call.sh, h200-or-stalls-call.sh, prepacked-only-call.sh, order-kernels-call.sh,
+# path-loops-call.sh, round-or-ab-call.sh) from the
 # repository root, with tag and OUT set. The
 # call's card: ab_card [h200-only] unpacks $ab_bins (build/carry2/bin.tgz unless the caller set it)
 # into /tmp/bin, prints the card's
@@ -27,6 +28,12 @@ ab_one_binary() {
   printf '#!/usr/bin/env bash\nif [ "$1" = replay ]; then exec /tmp/bin/nvfp4-harness "$@" %s; fi\nexec /tmp/bin/nvfp4-harness "$@"\n' \
     "$2" > "/tmp/bin/nvfp4-harness-$1"
   chmod +x "/tmp/bin/nvfp4-harness-$1"
+}
+# ab_pair BASE NEW: the A/B's two sides from binaries already in /tmp/bin (ab_card's, or a second
+# archive unpacked there): nvfp4-harness-base runs /tmp/bin/BASE, nvfp4-harness-new /tmp/bin/NEW.
+ab_pair() {
+  ln -sf "/tmp/bin/$1" /tmp/bin/nvfp4-harness-base
+  ln -sf "/tmp/bin/$2" /tmp/bin/nvfp4-harness-new
 }
 ab_card() {  # ab_card [h200-only]
   mkdir -p /tmp/bin && tar -xzf "${ab_bins:-build/carry2/bin.tgz}" -C /tmp/bin

@@ -18,8 +18,7 @@ ab_round_on_h200 "$tag"
 ab_card
 ab_fused_tests 150
 tar -xzf build/carry7/bin.tgz -C /tmp/bin
-ln -sf /tmp/bin/nvfp4-harness-234a994 /tmp/bin/nvfp4-harness-base
-ln -sf /tmp/bin/nvfp4-harness /tmp/bin/nvfp4-harness-new
+ab_pair nvfp4-harness-234a994 nvfp4-harness
 ab_only=(--only "prefill_fused bias M")
 t0=$SECONDS
 ab_benches

@@ -14,8 +14,7 @@ ab_bins=build/carry6/bin.tgz
 source bench/nvfp4_matmul/results/ab-replays.sh
 ab_card
 tar -xzf build/carry7/bin.tgz -C /tmp/bin
-ln -sf /tmp/bin/nvfp4-harness /tmp/bin/nvfp4-harness-base
-ln -sf /tmp/bin/nvfp4-harness-twoloops /tmp/bin/nvfp4-harness-new
+ab_pair nvfp4-harness nvfp4-harness-twoloops
 ab_only=(--only "prefill_fused prepacked bias M")
 t0=$SECONDS
 ab_benches

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session of 2026-12-07 from 10:49 UTC, the one device call its budget left room for after six
+# Session of 2026-12-07 from 10:49 UTC, the one device call its budget left room for after eight
 # starts failed (366 s of device time left). On an H200: prepack-round-call.sh's lean round (the
 # prepack's GPU tests and the 8K replays, item 6's) on main at 59800fd (build/carry6: the wgmma
 # kernels one per order of W's codes), then the fused GPU tests of that build (ab_fused_tests).
@@ -24,7 +24,6 @@ else
   (export OUT="$OUT/loops" && mkdir -p "$OUT" && bash $results/path-loops-call.sh "${tag}l")
   (export OUT="$OUT/order" && mkdir -p "$OUT" && ab_bins=build/carry6/bin.tgz &&
     source $results/ab-replays.sh && ab_card && tar -xzf build/carry7/bin.tgz -C /tmp/bin &&
-    ln -sf /tmp/bin/nvfp4-harness-234a994 /tmp/bin/nvfp4-harness-base &&
-    ln -sf /tmp/bin/nvfp4-harness /tmp/bin/nvfp4-harness-new && ab_only=(--only "prefill_fused bias M") &&
+    ab_pair nvfp4-harness-234a994 nvfp4-harness && ab_only=(--only "prefill_fused bias M") &&
     ab_benches && ab_replays; ab_compare; (cd "$OUT" && tar -czf logs.tgz *.log *replay*.json && rm -f *.log *replay*.json))
 fi
