@@ -11,14 +11,16 @@
 # nvfp4-harness-WHICH's msweep rows over ab_shapes (the replay's four shapes and the sweep's three)
 # at ab_ms, the rows ab_only selects, into $OUT/$card-$tag-WHICH-RUN.json, and ab_benches runs it
 # base / new / new / base (a caller sets ab_ms and ab_only after sourcing to time others). The
-# replay half: ab_replays, the 8K replay base / new / new / base and once on prefill_vec8 (base);
+# replay half: ab_replays [no-vec8], the 8K replay base / new / new / base and, unless no-vec8,
+# once on prefill_vec8 (base);
 # ab_compare, the msweep rows' old / new comparison of the bench runs base-{1,2} and new-{1,2};
 # replays_and_comparison, ab_replays and then ab_compare (ab_clocks=1: each replay with the card's
 # clocks). ab_sanitizers LIMIT_S [FILTER NAME]: the GPU tests FILTER selects (the cluster and tail
 # tests unless given) under compute-sanitizer memcheck and racecheck, into $OUT/NAME-TOOL.log
 # (NAME kernels unless given). ab_fused_tests LIMIT_S: the fused route's GPU tests into
 # $OUT/tests.log. ab_tests_then_replays LIMIT_S: ab_fused_tests, then ab_replays, timed from t0
-# (which it sets).
+# (which it sets). The whole A/B: ab_timed_ab (benches, replays, comparison) and ab_fused_ab (the
+# tests first); ab_pack_logs packs the logs at the end (each says more where it is defined).
 # ab_one_binary SIDE FLAG: the A/B's two sides from one binary, /tmp/bin/nvfp4-harness (unpacked by
 # ab_card): nvfp4-harness-SIDE runs it with FLAG added to its replays, the other side as it is.
 ab_one_binary() {
@@ -76,14 +78,18 @@ if busy:
 PY
   return 0
 }
-ab_replays() {
+ab_replays() {  # ab_replays [no-vec8]
   replay base 1; replay new 1; replay new 2; replay base 2
+  [ "${1:-}" = no-vec8 ] && return 0
   timeout 60 /tmp/bin/nvfp4-harness-base replay bench/nvfp4_matmul/manifests/qwen_like_prefill.json --prompt 8192 \
     --chunk 256 --route prefill_vec8 --json "$OUT/$card-$tag-replay-vec8.json" > "$OUT/replay-vec8.log" 2>&1
   python3 -c "
 import json; d=json.load(open('$OUT/$card-$tag-replay-vec8.json')); print('replay prefill_vec8', round(d['total']['total_ms'],1))"
 }
-ab_fused_tests() {  # ab_fused_tests LIMIT_S: fused GPU tests, GPU = host, each route's exact bits
+# ab_fused_tests LIMIT_S: fused GPU tests, GPU = host, each route's exact bits; with ab_tests=0
+# (a caller that ran them already), nothing.
+ab_fused_tests() {
+  [ "${ab_tests:-1}" = 0 ] && return 0
   local t0=$SECONDS
   timeout "$1" /tmp/bin/kernels_tests --gtest_filter='*Fused*cuda*:GpuAgainstHost.*:PrefillFused*:*ExactMode*' \
     > "$OUT/tests.log" 2>&1
@@ -110,16 +116,35 @@ ab_round_on_h200() {
     exec bash bench/nvfp4_matmul/results/prepack-round-call.sh "$1"
   fi
 }
-# ab_fused_ab [no-replays]: the new binary's fused GPU tests (ab_fused_tests), base / new / new /
-# base on the bench rows ab_only and ab_ms select (ab_benches) and, unless no-replays, the 8K
-# replays (ab_replays), then the rows' comparison (ab_compare).
-ab_fused_ab() {
+# ab_timed_ab [no-replays | no-vec8]: base / new / new / base on the bench rows ab_only and ab_ms
+# select (ab_benches) and, unless no-replays, the 8K replays (ab_replays, no-vec8 passed on), then
+# the rows' comparison (ab_compare).
+ab_timed_ab() {
   local t0=$SECONDS
-  ab_fused_tests 150
   ab_benches
-  [ "${1:-}" = no-replays ] || ab_replays
+  case "${1:-}" in
+    no-replays) ;;
+    *) ab_replays "${1:-}" ;;
+  esac
   echo "== $((SECONDS - t0)) s"
   ab_compare
+}
+# ab_fused_ab [no-replays | no-vec8]: the new binary's fused GPU tests (ab_fused_tests), then
+# ab_timed_ab.
+ab_fused_ab() {
+  ab_fused_tests 150
+  ab_timed_ab "$@"
+}
+# ab_pack_logs [PATTERN...]: $OUT's *.log and the files the patterns match there into
+# $OUT/logs.tgz, then removed (the device returns a few files a call).
+ab_pack_logs() {
+  (
+    cd "$OUT" || exit 1
+    shopt -s nullglob
+    local files=(*.log) pattern
+    for pattern in "$@"; do files+=($pattern); done
+    ((${#files[@]})) && tar -czf logs.tgz "${files[@]}" && rm -rf "${files[@]}"
+  )
 }
 ab_tests_then_replays() {
   t0=$SECONDS

@@ -16,13 +16,8 @@ ab_bins=build/carry6/bin.tgz
 source bench/nvfp4_matmul/results/ab-replays.sh
 ab_round_on_h200 "$tag"
 ab_card
-ab_fused_tests 150
 tar -xzf build/carry7/bin.tgz -C /tmp/bin
 ab_pair nvfp4-harness-234a994 nvfp4-harness
 ab_only=(--only "prefill_fused bias M")
-t0=$SECONDS
-ab_benches
-ab_replays
-echo "== $((SECONDS - t0)) s"
-ab_compare
-(cd "$OUT" && tar -czf logs.tgz *.log *replay*.json && rm -f *.log *replay*.json)
+ab_fused_ab
+ab_pack_logs '*replay*.json'

@@ -16,9 +16,5 @@ ab_card
 tar -xzf build/carry7/bin.tgz -C /tmp/bin
 ab_pair nvfp4-harness nvfp4-harness-twoloops
 ab_only=(--only "prefill_fused prepacked bias M")
-t0=$SECONDS
-ab_benches
-replay base 1; replay new 1; replay new 2; replay base 2
-echo "== $((SECONDS - t0)) s"
-ab_compare
-(cd "$OUT" && tar -czf logs.tgz *.log *replay*.json && rm -f *.log *replay*.json)
+ab_timed_ab no-vec8
+ab_pack_logs '*replay*.json'

@@ -16,9 +16,5 @@ ab_round_on_h200 "$tag"
 ab_bins=build/carry7/bin.tgz
 ab_card
 ab_only=(--only "prefill_fused prepacked bias M")
-t0=$SECONDS
-ab_benches
-ab_replays
-echo "== $((SECONDS - t0)) s"
-ab_compare
-(cd "$OUT" && tar -czf logs.tgz *.log && rm -f *.log)
+ab_timed_ab
+ab_pack_logs

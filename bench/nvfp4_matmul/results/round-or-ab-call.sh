@@ -4,8 +4,8 @@
 # prepack's GPU tests and the 8K replays, item 6's) on main at 59800fd (build/carry6: the wgmma
 # kernels one per order of W's codes), then the fused GPU tests of that build (ab_fused_tests).
 # On any other card, most needed first: those tests, then path-loops-call.sh (the experiment of a
-# stage loop per path of the decode), then order-kernels-call.sh's A/B alone (the contract order's
-# rows and the 8K replays against 234a994), each part's logs packed as it ends.
+# stage loop per path of the decode), then order-kernels-call.sh's A/B alone (ab_tests=0: the
+# contract order's rows and the 8K replays against 234a994), each part's logs packed as it ends.
 # Usage (device): bash bench/nvfp4_matmul/results/round-or-ab-call.sh TAG
 set -uo pipefail
 tag="${1:-roundab}"
@@ -13,8 +13,7 @@ cd "$(dirname "$0")/../../.."
 results=bench/nvfp4_matmul/results
 fused_tests() {
   (export OUT="$OUT/tests" && mkdir -p "$OUT" && ab_bins=build/carry6/bin.tgz &&
-    source $results/ab-replays.sh && ab_card && ab_fused_tests 150 &&
-    (cd "$OUT" && tar -czf logs.tgz *.log && rm -f *.log))
+    source $results/ab-replays.sh && ab_card && ab_fused_tests 150 && ab_pack_logs)
 }
 if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
   (export OUT="$OUT/round" && mkdir -p "$OUT" && ROUND_LEAN=1 bash $results/prepack-round-call.sh "$tag")
@@ -22,8 +21,5 @@ if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
 else
   fused_tests
   (export OUT="$OUT/loops" && mkdir -p "$OUT" && bash $results/path-loops-call.sh "${tag}l")
-  (export OUT="$OUT/order" && mkdir -p "$OUT" && ab_bins=build/carry6/bin.tgz &&
-    source $results/ab-replays.sh && ab_card && tar -xzf build/carry7/bin.tgz -C /tmp/bin &&
-    ab_pair nvfp4-harness-234a994 nvfp4-harness && ab_only=(--only "prefill_fused bias M") &&
-    ab_benches && ab_replays; ab_compare; (cd "$OUT" && tar -czf logs.tgz *.log *replay*.json && rm -f *.log *replay*.json))
+  (export OUT="$OUT/order" && mkdir -p "$OUT" && ab_tests=0 bash $results/order-kernels-call.sh "$tag")
 fi
