@@ -740,9 +740,11 @@ struct PrefillFusedWgmmaTiles {
     const auto misalign = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(smem) % 1024);
     uint8_t* stages = smem + (1024 - misalign) % 1024;
     Ring ring{stages, reinterpret_cast<uint64_t*>(stages + kStages * kStageBytes), 0};
+    // The contract order's kernels have no prepacked offsets to park.
+    constexpr bool kParks = kParksPrepackedFirst && kPrepacked;
     uint32_t* const parked = reinterpret_cast<uint32_t*>(ring.bars + 2 * kStages) + tid;
-    const Place w = Place::of(tid, kParksPrepackedFirst ? parked : nullptr);
-    if constexpr (kParksPrepackedFirst && kPrepacked) nvh::store_u32(parked, w.prepacked_first());
+    const Place w = Place::of(tid, kParks ? parked : nullptr);
+    if constexpr (kParks) nvh::store_u32(parked, w.prepacked_first());
     if (tid == 0) {
       ctx.prefetch_tensor_map(p.a_map);
       ctx.prefetch_tensor_map(p.w_map);
