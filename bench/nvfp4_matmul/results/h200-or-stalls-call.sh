@@ -16,13 +16,18 @@ source bench/nvfp4_matmul/results/ab-replays.sh
 ab_round_on_h200 "$tag"
 echo "not an H200: the prepacked kernel's stalls"
 ab_card
+ncu_prepacked() {  # ncu_prepacked LIMIT_S OUTFILE SHAPE M NCU_ARGS...: one launch of the row
+  local limit=$1 out=$2 shape=$3 m=$4
+  shift 4
+  timeout "$limit" ncu --clock-control none --kernel-name-base demangled \
+    -k 'regex:PrefillFusedWgmmaOf' "$@" --launch-skip 2 --launch-count 1 --csv \
+    /tmp/bin/nvfp4-harness bench --group msweep --shape "$shape" --m "$m" \
+    --only "prefill_fused prepacked bias M${m}_" --reps 100 --json /tmp/b.json > "$out" 2>&1
+}
 stalls() {  # stalls NAME SHAPE M
-  timeout 150 ncu --clock-control none --kernel-name-base demangled -k 'regex:PrefillFusedWgmmaOf' \
-    --section SpeedOfLight --section WarpStateStats --section SchedulerStats \
-    --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --launch-skip 2 \
-    --launch-count 1 --csv --page details /tmp/bin/nvfp4-harness bench --group msweep --shape "$2" \
-    --m "$3" --only "prefill_fused prepacked bias M${3}_" --reps 100 --json /tmp/b.json \
-    > "$OUT/ncu-sections-$1.csv" 2>&1
+  ncu_prepacked 150 "$OUT/ncu-sections-$1.csv" "$2" "$3" --section SpeedOfLight \
+    --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis \
+    --section MemoryWorkloadAnalysis --page details
   echo "== ncu $1 rc=$?"
 }
 # The stall reasons themselves (cycles a warp per issued instruction, by reason) are raw metrics the
@@ -30,11 +35,9 @@ stalls() {  # stalls NAME SHAPE M
 # typed inline. In results/: the sections as h100-s1207x-ncu-sections-*.csv, the reasons as
 # h100-s1207x-ncu-stalls-*.csv.)
 reasons() {  # reasons NAME SHAPE M
-  timeout 120 ncu --clock-control none --kernel-name-base demangled -k 'regex:PrefillFusedWgmmaOf' \
-    --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,smsp__inst_executed.sum,gpu__time_duration.sum' \
-    --launch-skip 2 --launch-count 1 --csv --page raw /tmp/bin/nvfp4-harness bench --group msweep \
-    --shape "$2" --m "$3" --only "prefill_fused prepacked bias M${3}_" --reps 100 --json /tmp/b.json \
-    > "$OUT/ncu-reasons-$1.csv" 2>&1
+  ncu_prepacked 120 "$OUT/ncu-reasons-$1.csv" "$2" "$3" --metrics \
+    'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio,smsp__inst_executed.sum,gpu__time_duration.sum' \
+    --page raw
   echo "== ncu reasons $1 rc=$?"
 }
 stalls m128-4096x14336 4096x14336 128

@@ -11,14 +11,13 @@ set -uo pipefail
 tag=$1 run=$2; shift 2
 ms=(); for m in "$@"; do ms+=(--m "$m"); done
 cd "$(dirname "$0")/../../.."
-name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-echo "card: $name"
-case "$name" in *H200*) ;; *) echo "not an H200: nothing run"; exit 0 ;; esac
+ab_bins=build/carry6/bin.tgz
+source bench/nvfp4_matmul/results/ab-replays.sh
+ab_card h200-only
 shapes=(2048x16384 3072x8192 4096x4096 4096x6144 4096x8192 4096x14336 5120x5120 5120x6144 5120x18432
   6144x4096 6144x6144 7168x4096 7168x7168 8192x4096 8192x5120 10240x4096 11008x4096 12288x4096
   13824x5120 14336x4096 16384x4096 18944x3584 28672x4096 36864x5120)
 S=(); for s in "${shapes[@]}"; do S+=(--shape "$s"); done
-mkdir -p /tmp/bin && tar -xzf build/carry6/bin.tgz -C /tmp/bin
 t0=$SECONDS
 timeout 560 /tmp/bin/nvfp4-harness bench --group msweep "${S[@]}" "${ms[@]}" --only "bias M" \
   --json "$OUT/h200-$tag-$run.json" > "$OUT/x$run.log" 2>&1
