@@ -138,6 +138,11 @@ struct PrefillFusedWgmmaTiles {
   // the read-back made the calls 0-3 % slower (their stage is decoded in two
   // parts, the offset held across both): they compute it in place.
   static constexpr bool kParksPrepackedFirst = kATiles == 1;
+  // Whether W's order `kPrepacked` parks it: the contract order's kernels
+  // have no prepacked offsets (they still reserve the bytes: the launch's
+  // shared memory is the shape's, one block an SM either way).
+  template <bool kPrepacked>
+  static constexpr bool kParks = kParksPrepackedFirst&& kPrepacked;
   static constexpr uint32_t kParkedFirstBytes = kParksPrepackedFirst ? 4 * kMaxBlockThreads : 0;
   // The stages, two mbarriers a stage (A's boxes land on one, W's on the
   // other), the parked offsets, and 1024 bytes to align the first stage
@@ -448,8 +453,7 @@ struct PrefillFusedWgmmaTiles {
     }
     ctx.cp_async_commit();
     uint8_t* slot = ring.slot(ring.read);
-    const uint32_t first =
-        kParksPrepackedFirst && kPrepacked ? nvh::load_generic_u32(w.parked_first) : 0u;
+    const uint32_t first = kParks<kPrepacked> ? nvh::load_generic_u32(w.parked_first) : 0u;
     ring.wait_for_w(ctx);
     NVH_UNROLL
     for (int part = 0; part < kParts; ++part) {
@@ -740,11 +744,9 @@ struct PrefillFusedWgmmaTiles {
     const auto misalign = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(smem) % 1024);
     uint8_t* stages = smem + (1024 - misalign) % 1024;
     Ring ring{stages, reinterpret_cast<uint64_t*>(stages + kStages * kStageBytes), 0};
-    // The contract order's kernels have no prepacked offsets to park.
-    constexpr bool kParks = kParksPrepackedFirst && kPrepacked;
     uint32_t* const parked = reinterpret_cast<uint32_t*>(ring.bars + 2 * kStages) + tid;
-    const Place w = Place::of(tid, kParks ? parked : nullptr);
-    if constexpr (kParks) nvh::store_u32(parked, w.prepacked_first());
+    const Place w = Place::of(tid, kParks<kPrepacked> ? parked : nullptr);
+    if constexpr (kParks<kPrepacked>) nvh::store_u32(parked, w.prepacked_first());
     if (tid == 0) {
       ctx.prefetch_tensor_map(p.a_map);
       ctx.prefetch_tensor_map(p.w_map);
