@@ -5,7 +5,9 @@
 # one run (a call holds one: about 60 s an M). build/carry6/bin.tgz holds nvfp4-harness.
 # Output: h200-TAG-RUN.json. Prepared in that session for the route table's crossovers with the
 # prepack (M = 384, 640, 768, 1024 first), to run once an H200 comes; not run there (no H200 came).
-# Usage (device): bash .../prepack-crossover-call.sh TAG RUN M [M ...]
+# CROSSOVER_LIMIT_S: the bench's time limit (560 s unless given; prepack-round-call.sh passes what
+# its call has left).
+# Usage (device): [CROSSOVER_LIMIT_S=S] bash .../prepack-crossover-call.sh TAG RUN M [M ...]
 set -uo pipefail
 (($# >= 3)) || { echo "usage: $0 TAG RUN M [M ...] (got $# arguments)" >&2; exit 2; }
 tag=$1 run=$2; shift 2
@@ -19,7 +21,7 @@ shapes=(2048x16384 3072x8192 4096x4096 4096x6144 4096x8192 4096x14336 5120x5120 
   13824x5120 14336x4096 16384x4096 18944x3584 28672x4096 36864x5120)
 S=(); for s in "${shapes[@]}"; do S+=(--shape "$s"); done
 t0=$SECONDS
-timeout 560 /tmp/bin/nvfp4-harness bench --group msweep "${S[@]}" "${ms[@]}" --only "bias M" \
+timeout "${CROSSOVER_LIMIT_S:-560}" /tmp/bin/nvfp4-harness bench --group msweep "${S[@]}" "${ms[@]}" --only "bias M" \
   --json "$OUT/h200-$tag-$run.json" > "$OUT/x$run.log" 2>&1
 echo "run $run rc=$? $((SECONDS - t0)) s"
 python3 - "$OUT/h200-$tag-$run.json" <<'PY'

@@ -7,7 +7,10 @@
 # GPU (the main job). build/carry6/bin.tgz holds nvfp4-harness and kernels_tests. Run on an H100 as
 # tag s1207r, its files renamed h100-s1207q-* in results/ (s1207r was the stop before's tag).
 # ROUND_LEAN=1: the tests and the replays alone (a call short of device time).
-# Usage (device): [ROUND_CARD=h200-only] [ROUND_LEAN=1] bash bench/nvfp4_matmul/results/prepack-round-call.sh TAG
+# ROUND_CROSSOVER="M ...": on an H200, after the round, prepack-crossover-call.sh at those M (about
+# 60 s an M) in what is left of the call's 600 s (session of 2026-12-07 from 13:10 UTC: an H200
+# came once in four sessions' tries, so one call takes both).
+# Usage (device): [ROUND_CARD=h200-only] [ROUND_LEAN=1] [ROUND_CROSSOVER="M ..."] bash bench/nvfp4_matmul/results/prepack-round-call.sh TAG
 set -uo pipefail
 tag="${1:-round}"
 cd "$(dirname "$0")/../../.."
@@ -31,3 +34,8 @@ echo "== targets bench rc=$? $((SECONDS - t0)) s"
 timeout 100 /tmp/bin/nvfp4-harness-new verify --backend cuda --out "$OUT/verify" > "$OUT/verify.log" 2>&1
 echo "== verify rc=$? $((SECONDS - t0)) s"; tail -4 "$OUT/verify.log"
 (cd "$OUT" && tar -czf logs.tgz *.log verify/junit.xml *replay*.json 2>/dev/null && rm -rf *.log verify *replay*.json)
+if [ -n "${ROUND_CROSSOVER:-}" ] && [ "$card" = h200 ]; then
+  left=$((570 - SECONDS))  # the call's 600 s, less a margin to bring the files back
+  echo "== crossover at M = $ROUND_CROSSOVER in the $left s left"
+  ((left > 60)) && CROSSOVER_LIMIT_S=$left bash bench/nvfp4_matmul/results/prepack-crossover-call.sh "$tag" 1 $ROUND_CROSSOVER
+fi
