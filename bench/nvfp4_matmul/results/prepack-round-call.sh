@@ -8,9 +8,10 @@
 # tag s1207r, its files renamed h100-s1207q-* in results/ (s1207r was the stop before's tag).
 # ROUND_LEAN=1: the tests and the replays alone (a call short of device time).
 # ROUND_CROSSOVER="M ...": on an H200, after the round, prepack-crossover-call.sh at those M (about
-# 60 s an M) in what is left of the call's 600 s (session of 2026-12-07 from 13:10 UTC: an H200
-# came once in four sessions' tries, so one call takes both).
-# Usage (device): [ROUND_CARD=h200-only] [ROUND_LEAN=1] [ROUND_CROSSOVER="M ..."] bash bench/nvfp4_matmul/results/prepack-round-call.sh TAG
+# 60 s an M) in what is left of the call's ROUND_LIMIT_S (600 unless given; session of 2026-12-07
+# from 13:10 UTC: H200s came seldom, so one call takes both). The tests' and replays' logs are
+# packed (replays.tgz) before the targets bench, the rest after verify (logs.tgz).
+# Usage (device): [ROUND_CARD=h200-only] [ROUND_LEAN=1] [ROUND_CROSSOVER="M ..." [ROUND_LIMIT_S=S]] bash bench/nvfp4_matmul/results/prepack-round-call.sh TAG
 set -uo pipefail
 tag="${1:-round}"
 cd "$(dirname "$0")/../../.."
@@ -25,17 +26,16 @@ echo "== prepack tests rc=$? $((SECONDS - t0)) s"; grep -E "^\[  (PASSED|FAILED)
 ab_replays
 grep -h "prepacked .* weights" "$OUT"/replay-new-*.log
 echo "== $((SECONDS - t0)) s"
-if [ "${ROUND_LEAN:-0}" = 1 ]; then
-  (cd "$OUT" && tar -czf logs.tgz *.log *replay*.json && rm -f *.log *replay*.json)
-  exit 0
-fi
+# Packed now, so that a call cut short later (its device time spent) still brings them back.
+(cd "$OUT" && tar --ignore-failed-read -czf replays.tgz *.log *replay*.json 2>/dev/null && rm -f *.log *replay*.json)
+[ "${ROUND_LEAN:-0}" = 1 ] && exit 0
 timeout 300 /tmp/bin/nvfp4-harness-new bench --json "$OUT/$card-$tag-targets-bench.json" > "$OUT/targets-bench.log" 2>&1
 echo "== targets bench rc=$? $((SECONDS - t0)) s"
 timeout 100 /tmp/bin/nvfp4-harness-new verify --backend cuda --out "$OUT/verify" > "$OUT/verify.log" 2>&1
 echo "== verify rc=$? $((SECONDS - t0)) s"; tail -4 "$OUT/verify.log"
-(cd "$OUT" && tar -czf logs.tgz *.log verify/junit.xml *replay*.json 2>/dev/null && rm -rf *.log verify *replay*.json)
+(cd "$OUT" && tar --ignore-failed-read -czf logs.tgz *.log verify/junit.xml 2>/dev/null && rm -rf *.log verify)
 if [ -n "${ROUND_CROSSOVER:-}" ] && [ "$card" = h200 ]; then
-  left=$((570 - SECONDS))  # the call's 600 s, less a margin to bring the files back
+  left=$((${ROUND_LIMIT_S:-600} - 30 - SECONDS))  # the call's limit, less a margin to bring the files back
   echo "== crossover at M = $ROUND_CROSSOVER in the $left s left"
   ((left > 60)) && CROSSOVER_LIMIT_S=$left bash bench/nvfp4_matmul/results/prepack-crossover-call.sh "$tag" 1 $ROUND_CROSSOVER
 fi
