@@ -138,11 +138,11 @@ struct PrefillFusedWgmmaTiles {
   // the read-back made the calls 0-3 % slower (their stage is decoded in two
   // parts, the offset held across both): they compute it in place.
   static constexpr bool kParksPrepackedFirst = kATiles == 1;
-  // Whether W's order `kPrepacked` parks it: the contract order's kernels
-  // have no prepacked offsets (they still reserve the bytes: the launch's
-  // shared memory is the shape's, one block an SM either way).
+  // Whether the kernel of W's order kPrepacked parks that offset: the
+  // contract order's kernels have none (they still reserve the bytes: the
+  // launch's shared memory is the shape's, one block an SM either way).
   template <bool kPrepacked>
-  static constexpr bool kParks = kParksPrepackedFirst&& kPrepacked;
+  static constexpr bool kParks = (kParksPrepackedFirst && kPrepacked);
   static constexpr uint32_t kParkedFirstBytes = kParksPrepackedFirst ? 4 * kMaxBlockThreads : 0;
   // The stages, two mbarriers a stage (A's boxes land on one, W's on the
   // other), the parked offsets, and 1024 bytes to align the first stage
