@@ -940,7 +940,9 @@ TEST_P(FusedOnBackend, PrepackedCodesGiveTheContractOrdersBits) {
                                  (exact ? ", exact" : ", contract path");
         run_prefill_fused_plan(backend(), run.args, describe_problem(run.args), sh.plan, nullptr);
         const std::vector<uint16_t> contract_order = run.y();
-        if (exact) EXPECT_TRUE(run.y_is_prefill_vec8s()) << what;
+        if (exact) {
+          EXPECT_TRUE(run.y_is_prefill_vec8s()) << what;
+        }
         nvh::Buffer prepacked(backend(), run.B.bytes(), "prepacked");
         prepack_for_fused(backend(), run.args.B, K, prepacked.data());
         MatmulArgs args = run.args;
