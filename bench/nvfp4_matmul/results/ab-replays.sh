@@ -135,15 +135,18 @@ ab_fused_ab() {
   ab_fused_tests 150
   ab_timed_ab "$@"
 }
-# ab_pack_logs [PATTERN...]: $OUT's *.log and the files the patterns match there into
-# $OUT/logs.tgz, then removed (the device returns a few files a call).
+# ab_pack_logs [PATTERN...]: $OUT's *.log and the files the patterns match there (a pattern that
+# matches nothing, or a path that is not there, adds nothing) into $OUT/$ab_archive (logs.tgz
+# unless the caller set it), then removed (the device returns a few files a call).
 ab_pack_logs() {
   (
     cd "$OUT" || exit 1
     shopt -s nullglob
-    local files=(*.log) pattern
-    for pattern in "$@"; do files+=($pattern); done
-    ((${#files[@]})) && tar -czf logs.tgz "${files[@]}" && rm -rf "${files[@]}"
+    local files=(*.log) pattern file
+    for pattern in "$@"; do
+      for file in $pattern; do [ -e "$file" ] && files+=("$file"); done
+    done
+    ((${#files[@]})) && tar -czf "${ab_archive:-logs.tgz}" "${files[@]}" && rm -rf "${files[@]}"
   )
 }
 ab_tests_then_replays() {

@@ -27,13 +27,14 @@ ab_replays
 grep -h "prepacked .* weights" "$OUT"/replay-new-*.log
 echo "== $((SECONDS - t0)) s"
 # Packed now, so that a call cut short later (its device time spent) still brings them back.
-(cd "$OUT" && tar --ignore-failed-read -czf replays.tgz *.log *replay*.json 2>/dev/null && rm -f *.log *replay*.json)
+ab_archive=replays.tgz ab_pack_logs '*replay*.json'
 [ "${ROUND_LEAN:-0}" = 1 ] && exit 0
 timeout 300 /tmp/bin/nvfp4-harness-new bench --json "$OUT/$card-$tag-targets-bench.json" > "$OUT/targets-bench.log" 2>&1
 echo "== targets bench rc=$? $((SECONDS - t0)) s"
 timeout 100 /tmp/bin/nvfp4-harness-new verify --backend cuda --out "$OUT/verify" > "$OUT/verify.log" 2>&1
 echo "== verify rc=$? $((SECONDS - t0)) s"; tail -4 "$OUT/verify.log"
-(cd "$OUT" && tar --ignore-failed-read -czf logs.tgz *.log verify/junit.xml 2>/dev/null && rm -rf *.log verify)
+ab_pack_logs verify/junit.xml
+rm -rf "$OUT/verify"  # the rest of verify's folder stays behind, as it always did
 if [ -n "${ROUND_CROSSOVER:-}" ] && [ "$card" = h200 ]; then
   left=$((${ROUND_LIMIT_S:-600} - 30 - SECONDS))  # the call's limit, less a margin to bring the files back
   echo "== crossover at M = $ROUND_CROSSOVER in the $left s left"
