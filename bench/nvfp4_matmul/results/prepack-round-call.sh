@@ -34,7 +34,7 @@ echo "== targets bench rc=$? $((SECONDS - t0)) s"
 timeout 100 /tmp/bin/nvfp4-harness-new verify --backend cuda --out "$OUT/verify" > "$OUT/verify.log" 2>&1
 echo "== verify rc=$? $((SECONDS - t0)) s"; tail -4 "$OUT/verify.log"
 ab_pack_logs verify/junit.xml
-rm -rf "$OUT/verify"  # the rest of verify's folder stays behind, as it always did
+rm -rf "$OUT/verify"  # the rest of verify's folder is not brought back, as before
 if [ -n "${ROUND_CROSSOVER:-}" ] && [ "$card" = h200 ]; then
   left=$((${ROUND_LIMIT_S:-600} - 30 - SECONDS))  # the call's limit, less a margin to bring the files back
   echo "== crossover at M = $ROUND_CROSSOVER in the $left s left"
